@@ -1,0 +1,100 @@
+// buildApp(deps): the Fastify application with every plugin and route. Importing this module has no side effects;
+// main.ts (and tests) construct the dependencies and decide when to listen.
+import fs from 'node:fs';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import { AppError } from './errors.js';
+import { authPlugin } from './http/plugins/auth.js';
+import { errorHandlerPlugin } from './http/plugins/error-handler.js';
+import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
+import { createMetrics, metricsPlugin } from './http/plugins/metrics.js';
+import { openapiPlugin } from './http/plugins/openapi.js';
+import type { RateLimiter } from './http/plugins/rate-limit.js';
+import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
+import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
+import { authRoutes } from './http/routes/auth.js';
+import { avatarRoutes } from './http/routes/avatars.js';
+import { healthRoutes } from './http/routes/health.js';
+import { usersRoutes } from './http/routes/users.js';
+import type { App } from './http/types.js';
+import { validatorCompiler } from './http/validation.js';
+import { createAuthService } from './services/auth.service.js';
+import { createCredentialService } from './services/credential.service.js';
+import { createUserService } from './services/user.service.js';
+import type { Db } from './storage/db/database.js';
+import { createCredentialRepository } from './storage/db/repositories/credentials.repository.js';
+import { createUserRepository } from './storage/db/repositories/users.repository.js';
+import type { ServerKeys } from './storage/secrets.js';
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  db: Db;
+  keys: ServerKeys;
+  rateLimiter: RateLimiter;
+  idempotency: IdempotencyStore;
+  /** Fastify logger options; false silences it (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+const VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
+  .version;
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const { config, db, keys } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel },
+    genReqId,
+    requestIdLogLabel: 'requestId',
+    bodyLimit: 1024 * 1024,
+    // We answer 503 ourselves, in the error envelope, while shutting down.
+    return503OnClosing: false,
+    trustProxy: false,
+    ajv: undefined,
+  }).withTypeProvider() as unknown as App;
+
+  app.setValidatorCompiler(validatorCompiler);
+  // Bodies are JSON or nothing (SPEC §1): without a text/plain parser Fastify answers 415 for anything else.
+  app.removeContentTypeParser('text/plain');
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async () => {
+    if (closing) {
+      throw new AppError('UNAVAILABLE', 'the service is shutting down; retry shortly', { headers: { 'Retry-After': '5' } });
+    }
+  });
+
+  const metrics = createMetrics();
+  const users = createUserRepository(db.kysely);
+  const credentials = createCredentialRepository(db.kysely);
+  const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
+
+  requestIdPlugin(app);
+  errorHandlerPlugin(app);
+  metricsPlugin(app, { metrics });
+  authPlugin(app, { auth, rateLimiter: deps.rateLimiter, rateLimitEnabled: config.rateLimit.enabled });
+  idempotencyPlugin(app, { store: deps.idempotency });
+  await openapiPlugin(app, { publicUrl: config.publicUrl, version: VERSION });
+
+  healthRoutes(app, {
+    metrics,
+    isClosing: () => closing,
+    checks: [
+      { name: 'database', check: () => db.ping() },
+      {
+        name: 'storage',
+        check: async () => fs.promises.access(config.dataDir, fs.constants.W_OK),
+      },
+    ],
+  });
+  authRoutes(app, { auth });
+  usersRoutes(app, {
+    users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
+  });
+  apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
+  avatarRoutes(app, { users, keys });
+
+  return app;
+}

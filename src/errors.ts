@@ -1,0 +1,101 @@
+// The catalogue of every error code the API answers with (SPEC §3). docs/errors.md is generated from it
+// (`npm run docs`) and test/errors.test.ts fails when the two drift apart.
+
+export const ERROR_CATALOGUE = {
+  INVALID_JSON: { status: 400, description: 'The body is not valid JSON.' },
+  VALIDATION_FAILED: {
+    status: 400,
+    description: 'A field breaks its rule; `details` names each field (JSON pointer) and the rule.',
+  },
+  INVALID_CURSOR: {
+    status: 400,
+    description: 'The cursor is not one this API issued, or it belongs to another query (other filters or order).',
+  },
+  UNAUTHENTICATED: { status: 401, description: 'No bearer token, or one that is malformed, unknown or revoked.' },
+  TOKEN_EXPIRED: { status: 401, description: 'The bearer token has expired; ask for a new one at POST /v1/auth/token.' },
+  INVALID_CREDENTIALS: { status: 401, description: 'The clientId and clientSecret pair is wrong.' },
+  FORBIDDEN: { status: 403, description: 'The role of the caller lacks the permission for this action.' },
+  NOT_FOUND: { status: 404, description: 'The object does not exist or is not visible to the caller.' },
+  EMAIL_TAKEN: { status: 409, description: 'A user of the team already has this email address.' },
+  LAST_OWNER: { status: 409, description: 'The change would leave the team without an Owner.' },
+  BRANDKIT_IN_USE: { status: 409, description: 'A project still uses this brand kit.' },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 409,
+    description: 'The Idempotency-Key was already used within 24 hours with another request body.',
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    status: 409,
+    description: 'A request with this Idempotency-Key is still being processed; retry when it has finished.',
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than 1 MiB.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body is not sent as application/json.' },
+  UNKNOWN_ELEMENT: { status: 422, description: 'No size of the design has an element of this name.' },
+  ATTRIBUTE_NOT_APPLICABLE: { status: 422, description: 'The element type does not accept this change attribute.' },
+  INVALID_ELEMENT_CHANGE: { status: 422, description: 'The value of an element change breaks the rule of its attribute.' },
+  FONT_VARIANT_UNAVAILABLE: { status: 422, description: "The element's font family has no such variant." },
+  UNKNOWN_SIZE_HASH: { status: 422, description: 'A size hash is not one of the design.' },
+  SOURCE_REJECTED: {
+    status: 422,
+    description: 'A media source cannot be used: unreachable, wrong type, too large or a private address.',
+  },
+  INVALID_MOVE: { status: 422, description: 'The move is impossible (into its own subtree, or into another project).' },
+  UNPROCESSABLE: { status: 422, description: 'The request is well-formed but refers to something that cannot be used.' },
+  RATE_LIMITED: { status: 429, description: 'Too many requests for the team in this window; see Retry-After.' },
+  INTERNAL: { status: 500, description: 'A bug. The response carries no detail; the log has it under the request id.' },
+  NOT_IMPLEMENTED: { status: 501, description: 'The route is declared in the contract but not served by this version.' },
+  UNAVAILABLE: { status: 503, description: 'The service is shutting down or its queue is full; see Retry-After.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface ErrorDetail {
+  /** JSON pointer of the offending field, e.g. /elementsChanges/0/changes/1/value. */
+  path: string;
+  message: string;
+  /** Which part of the request: body, querystring, params or headers. */
+  in?: string;
+}
+
+/** A failure with a stable code; its HTTP status comes from the catalogue. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: ErrorDetail[];
+  /** Extra response headers, e.g. Retry-After. */
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+/** Renders the catalogue as the Markdown of docs/errors.md. */
+export function renderErrorsMarkdown(): string {
+  const lines = [
+    '# Error codes',
+    '',
+    '<!-- Generated from src/errors.ts by `npm run docs`. Do not edit by hand. -->',
+    '',
+    'Every failure is JSON with a non-200 status:',
+    '',
+    '```json',
+    '{ "error": "name: must NOT be longer than 200 characters", "code": "VALIDATION_FAILED",',
+    '  "details": [ { "path": "/name", "in": "body", "message": "must NOT be longer than 200 characters" } ],',
+    '  "requestId": "5b0e8c1e-…" }',
+    '```',
+    '',
+    '`error` is a sentence for people; `code` is stable and meant for programs; `details` comes with validation failures.',
+    '',
+    '| code | status | meaning |',
+    '|---|---|---|',
+  ];
+  for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
+    lines.push(`| \`${code}\` | ${entry.status} | ${entry.description} |`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,53 @@
+// Every failure leaves as the error envelope of SPEC §3. Errors of our own (AppError) keep their code; Fastify's
+// own errors are mapped to catalogue codes; anything else is a bug: 500 INTERNAL, details only in the log.
+import type { FastifyError } from 'fastify';
+import { AppError, type ErrorDetail } from '../../errors.js';
+import type { App } from '../types.js';
+import { describeValidation } from '../validation.js';
+
+function fromFastify(error: FastifyError): AppError | null {
+  if (error.validation) {
+    const { message, details } = describeValidation(error.validation as never, error.validationContext ?? 'body');
+    return new AppError('VALIDATION_FAILED', message, { details });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON sent with Content-Type: application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'the body is larger than the 1 MiB limit');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('INVALID_JSON', 'the body is empty but Content-Type says application/json; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('INVALID_JSON', `the body is not valid JSON: ${error.message}`);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('VALIDATION_FAILED', 'the Content-Length header does not match the body');
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return new AppError('INVALID_JSON', `the body is not valid JSON: ${error.message}`);
+  }
+  return null;
+}
+
+export function errorHandlerPlugin(app: App) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = error instanceof AppError ? error : fromFastify(error);
+    if (!known) {
+      request.log.error({ err: error }, 'unhandled error');
+      return reply.code(500).send({ error: 'internal error; the log has the details under this request id', code: 'INTERNAL', requestId: request.id });
+    }
+    if (known.status >= 500) request.log.error({ err: error }, known.message);
+    for (const [name, value] of Object.entries(known.headers ?? {})) reply.header(name, value);
+    const body: { error: string; code: string; details?: ErrorDetail[]; requestId: string } = {
+      error: known.message,
+      code: known.code,
+      requestId: request.id,
+    };
+    if (known.details) body.details = known.details;
+    return reply.code(known.status).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    return reply.code(404).send({ error: `no route ${request.method} ${path}`, code: 'NOT_FOUND', requestId: request.id });
+  });
+}

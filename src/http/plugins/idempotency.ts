@@ -1,0 +1,125 @@
+// Idempotency-Key on POST (SPEC §6): the same key with the same body within 24 hours replays the first response;
+// with another body it is a 409. Records live behind an interface: in process now, in Redis when scaled out.
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../domain/canonical.js';
+import { AppError } from '../../errors.js';
+import type { App } from '../types.js';
+
+export interface StoredResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export type BeginResult =
+  | { state: 'new' }
+  | { state: 'in-flight' }
+  | { state: 'mismatch' }
+  | { state: 'done'; response: StoredResponse };
+
+export interface IdempotencyStore {
+  /** Claims `key` for a request with this fingerprint, or reports what an earlier request with the key left. */
+  begin(key: string, fingerprint: string): Promise<BeginResult>;
+  complete(key: string, response: StoredResponse): Promise<void>;
+  /** Releases a claim whose request did not produce a response worth replaying (5xx, aborted). */
+  abandon(key: string): Promise<void>;
+}
+
+export const REPLAY_TTL_MS = 24 * 3600 * 1000;
+/** A claim whose request never finished (a crash) stops blocking the key after this long. */
+export const IN_FLIGHT_TTL_MS = 5 * 60 * 1000;
+
+interface MemoryRecord {
+  fingerprint: string;
+  response: StoredResponse | null;
+  expiresAt: number;
+}
+
+export function createMemoryIdempotencyStore(clock: () => number = Date.now): IdempotencyStore {
+  const records = new Map<string, MemoryRecord>();
+  function sweep() {
+    const t = clock();
+    for (const [key, record] of records) if (record.expiresAt <= t) records.delete(key);
+  }
+  return {
+    async begin(key, fingerprint) {
+      if (records.size > 10_000) sweep();
+      const record = records.get(key);
+      if (!record || record.expiresAt <= clock()) {
+        records.set(key, { fingerprint, response: null, expiresAt: clock() + IN_FLIGHT_TTL_MS });
+        return { state: 'new' };
+      }
+      if (record.fingerprint !== fingerprint) return { state: 'mismatch' };
+      return record.response ? { state: 'done', response: record.response } : { state: 'in-flight' };
+    },
+    async complete(key, response) {
+      const record = records.get(key);
+      if (record) Object.assign(record, { response, expiresAt: clock() + REPLAY_TTL_MS });
+    },
+    async abandon(key) {
+      records.delete(key);
+    },
+  };
+}
+
+const KEY_RULE = /^[\x21-\x7e]{1,255}$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyKey: string | null;
+  }
+}
+
+export function idempotencyPlugin(app: App, { store }: { store: IdempotencyStore }) {
+  app.decorateRequest('idempotencyKey', null);
+
+  app.addHook('preHandler', async (request, reply) => {
+    const sent = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || sent === undefined) return;
+    if (typeof sent !== 'string' || !KEY_RULE.test(sent)) {
+      throw new AppError('VALIDATION_FAILED', 'Idempotency-Key header: must be 1 to 255 printable ASCII characters', {
+        details: [{ path: '/idempotency-key', in: 'headers', message: 'must be 1 to 255 printable ASCII characters' }],
+      });
+    }
+    const scope = request.actor ? `team:${request.actor.teamId}` : `ip:${request.ip}`;
+    const key = `${scope}:${sent}`;
+    const fingerprint = createHash('sha256')
+      .update(`${request.method} ${request.url}\n${canonicalJson(request.body ?? null)}`)
+      .digest('base64url');
+    const found = await store.begin(key, fingerprint);
+    if (found.state === 'mismatch') {
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${sent}" was already used with another request within 24 hours`);
+    }
+    if (found.state === 'in-flight') {
+      throw new AppError('IDEMPOTENCY_KEY_IN_USE', `a request with Idempotency-Key "${sent}" is still being processed; retry shortly`, {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    if (found.state === 'done') {
+      reply.header('Idempotent-Replayed', 'true').header('content-type', found.response.contentType);
+      return reply.code(found.response.status).serializer((x: unknown) => x as string).send(found.response.body);
+    }
+    request.idempotencyKey = key;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.idempotencyKey;
+    if (!key) return payload;
+    request.idempotencyKey = null;
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      await store.abandon(key);
+    } else {
+      await store.complete(key, {
+        status: reply.statusCode,
+        contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+        body: payload,
+      });
+    }
+    return payload;
+  });
+
+  // A request that never reached onSend (client gone, crash in a hook) must not block its key.
+  app.addHook('onResponse', async (request) => {
+    if (request.idempotencyKey) await store.abandon(request.idempotencyKey);
+  });
+}

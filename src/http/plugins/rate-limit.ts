@@ -1,0 +1,39 @@
+// Per-team request budgets (SPEC §9) behind an interface; the in-process implementation uses rate-limiter-flexible's
+// memory store, and the Redis one (shared by every API process) its Redis store with the same fixed windows.
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config } from '../../config.js';
+
+export type RateGroup = 'exports' | 'other';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  resetSeconds: number;
+}
+
+export interface RateLimiter {
+  hit(group: RateGroup, key: string): Promise<RateDecision>;
+}
+
+type Limits = Config['rateLimit'];
+
+export function createMemoryRateLimiter(limits: Limits): RateLimiter {
+  const stores: Record<RateGroup, RateLimiterMemory> = {
+    exports: new RateLimiterMemory({ points: limits.exports, duration: limits.windowSeconds, keyPrefix: 'exports' }),
+    other: new RateLimiterMemory({ points: limits.other, duration: limits.windowSeconds, keyPrefix: 'other' }),
+  };
+  return {
+    async hit(group, key) {
+      const limit = limits[group];
+      try {
+        const res = await stores[group].consume(key, 1);
+        return { allowed: true, limit, remaining: res.remainingPoints, resetSeconds: Math.ceil(res.msBeforeNext / 1000) };
+      } catch (rejected) {
+        if (!(rejected instanceof RateLimiterRes)) throw rejected;
+        return { allowed: false, limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)) };
+      }
+    },
+  };
+}

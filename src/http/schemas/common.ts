@@ -1,0 +1,83 @@
+// Schemas every resource uses: the `response` wrapper of the seed, the error envelope of SPEC §3, paging.
+import { type TSchema, Type } from 'typebox';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../errors.js';
+
+/** The seed wraps every successful body in a top-level `response` object. */
+export const Ok = <T extends TSchema>(schema: T) => Type.Object({ response: schema }, { additionalProperties: false });
+
+export const StatusSuccess = Ok(Type.Object({ status: Type.Literal('success') }));
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong, naming the field and the rule' }),
+    code: Type.String({ description: `Stable identifier to branch on: ${Object.keys(ERROR_CATALOGUE).join(', ')}` }),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.String({ description: 'JSON pointer of the field' }),
+          in: Type.Optional(Type.String()),
+          message: Type.String(),
+        }),
+      ),
+    ),
+    requestId: Type.String(),
+  },
+  { $id: 'ErrorBody', description: 'Every failure answers with this envelope (see docs/errors.md)' },
+);
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Not authenticated',
+  403: 'Role lacks the permission',
+  404: 'Not found or not visible',
+  409: 'Conflict',
+  413: 'Body too large',
+  415: 'Body is not JSON',
+  422: 'Well-formed but impossible',
+  429: 'Rate limited',
+  501: 'Not implemented yet',
+  503: 'Unavailable',
+};
+
+/** Response schemas for the error statuses a route can answer, each listing the codes it may carry. */
+export function errors(...codes: ErrorCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CATALOGUE[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, TSchema> = {};
+  for (const [status, list] of byStatus) {
+    out[status] = Type.Object(ErrorBody.properties, {
+      description: `${STATUS_TEXT[status] ?? 'Error'}: ${list.join(', ')}`,
+    });
+  }
+  return out;
+}
+
+/** The errors every authenticated route can answer. */
+export const AUTHED_ERRORS: ErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED', 'TOKEN_EXPIRED', 'RATE_LIMITED'];
+
+export const OrderByEnum = Type.Enum(['ID', 'NAME', 'CREATED_AT', 'UPDATED_AT']);
+export const OrderDirectionEnum = Type.Enum(['ASC', 'DESC']);
+
+/** The cursor-pagination parameters of the seed's convention 5 (SPEC §4 rules). */
+export const PageQueryFields = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Page size, default 20, at most 100' })),
+  cursor: Type.Optional(Type.String({ maxLength: 1000, description: 'The endCursor of the previous page' })),
+  orderBy: Type.Optional(OrderByEnum),
+  orderDirection: Type.Optional(OrderDirectionEnum),
+};
+
+export const PageInfo = Type.Object({
+  hasNextPage: Type.Boolean(),
+  endCursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on an empty page' })),
+});
+
+/** `{ response: { totalCount, nodes, pageInfo } }` */
+export const PageOf = <T extends TSchema>(node: T) =>
+  Ok(Type.Object({ totalCount: Type.Integer(), nodes: Type.Array(node), pageInfo: PageInfo }));

@@ -1,0 +1,133 @@
+// The `placard` command: serve | worker | migrate | admin create-team | admin create-credential.
+// Reads the configuration, starts what was asked for, and stops cleanly on SIGTERM/SIGINT.
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.js';
+import { seedDemoIfEmpty } from './cli/demo.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openRuntime } from './runtime.js';
+import { createTeamService } from './services/team.service.js';
+
+const USAGE = `usage: placard <command>
+
+  serve                                   API and render workers (default)
+  worker                                  render workers only (scaled-out shape)
+  migrate                                 apply database migrations and exit
+  admin create-team --name N --owner-email E [--owner-name M]
+  admin create-credential --email E [--team-id T]
+
+Configuration comes from the environment (PORT, HOST, PLACARD_DATA_DIR, DATABASE_URL, ...; see README).`;
+
+function fail(message: string, status = 2): never {
+  process.stderr.write(`placard: ${message}\n`);
+  process.exit(status);
+}
+
+async function serve() {
+  const config = loadConfig();
+  const runtime = await openRuntime(config);
+  const app = await buildApp(runtime);
+  if (config.demo) {
+    const demo = await seedDemoIfEmpty(runtime.db, config.dataDir);
+    if (demo) {
+      app.log.info({ file: demo.file }, 'created the demo team');
+      process.stdout.write(
+        `\nDemo team created. API credential (shown once, also written to ${demo.file}):\n` +
+          `  clientId:     ${demo.clientId}\n  clientSecret: ${demo.clientSecret}\n` +
+          `Get a token: curl -s -X POST ${config.publicUrl}/v1/auth/token -H 'Content-Type: application/json' ` +
+          `-d '{"clientId":"${demo.clientId}","clientSecret":"${demo.clientSecret}"}'\n\n`,
+      );
+    }
+  }
+  await app.listen({ port: config.port, host: config.host });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'stopping: no new requests, finishing the ones in flight');
+    const force = setTimeout(() => {
+      app.log.error('graceful stop took longer than 30 s; exiting');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    await app.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+async function migrate() {
+  const runtime = await openRuntime(loadConfig());
+  await runtime.close();
+  process.stdout.write('migrations applied\n');
+}
+
+async function admin(args: string[]) {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      name: { type: 'string' },
+      'owner-email': { type: 'string' },
+      'owner-name': { type: 'string' },
+      email: { type: 'string' },
+      'team-id': { type: 'string' },
+    },
+    strict: true,
+  });
+  const runtime = await openRuntime(loadConfig());
+  const teams = createTeamService(runtime.db.kysely);
+  try {
+    if (action === 'create-team') {
+      if (!values.name || !values['owner-email']) fail('admin create-team needs --name and --owner-email');
+      const created = await teams.createTeam({
+        name: values.name,
+        ownerEmail: values['owner-email'],
+        ownerName: values['owner-name'],
+      });
+      process.stdout.write(`${JSON.stringify(created)}\n`);
+    } else if (action === 'create-credential') {
+      if (!values.email) fail('admin create-credential needs --email');
+      const teamId = values['team-id'] === undefined ? undefined : Number(values['team-id']);
+      if (teamId !== undefined && !Number.isSafeInteger(teamId)) fail('--team-id must be an integer');
+      process.stdout.write(`${JSON.stringify(await teams.createCredentialForEmail(values.email, teamId))}\n`);
+    } else {
+      fail(`unknown admin command '${action ?? ''}'\n${USAGE}`);
+    }
+  } catch (error) {
+    fail((error as Error).message, 1);
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function main(argv: string[]) {
+  const [command = 'serve', ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve();
+      case 'migrate':
+        return await migrate();
+      case 'admin':
+        return await admin(rest);
+      case 'worker':
+        return fail('the worker role arrives with the scaled-out shape; run `placard serve`, which includes the workers');
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(`${USAGE}\n`);
+        return;
+      default:
+        fail(`unknown command '${command}'\n${USAGE}`);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    if ((error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail((error as Error).message);
+    throw error;
+  }
+}
+
+await main(process.argv.slice(2));

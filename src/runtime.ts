@@ -1,0 +1,30 @@
+// Turns a Config into the running dependencies of the service: database (migrated), server keys, rate limiter and
+// idempotency store. main.ts, the CLI and the tests all start the service through here.
+import type { Config } from './config.js';
+import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/plugins/idempotency.js';
+import { createMemoryRateLimiter, type RateLimiter } from './http/plugins/rate-limit.js';
+import { type Db, openDatabase } from './storage/db/database.js';
+import { migrateToLatest } from './storage/db/migrate.js';
+import { loadServerKeys, type ServerKeys } from './storage/secrets.js';
+
+export interface Runtime {
+  config: Readonly<Config>;
+  db: Db;
+  keys: ServerKeys;
+  rateLimiter: RateLimiter;
+  idempotency: IdempotencyStore;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Readonly<Config>, options: { pgSchema?: string } = {}): Promise<Runtime> {
+  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: options.pgSchema });
+  await migrateToLatest(db);
+  return {
+    config,
+    db,
+    keys: loadServerKeys(config.jwtSecret, config.dataDir),
+    rateLimiter: createMemoryRateLimiter(config.rateLimit),
+    idempotency: createMemoryIdempotencyStore(),
+    close: () => db.close(),
+  };
+}
