@@ -1,7 +1,7 @@
 // buildApp(deps): the Fastify application with every plugin and route. Importing this module has no side effects;
 // main.ts (and tests) construct the dependencies and decide when to listen.
 import fs from 'node:fs';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { authPlugin } from './http/plugins/auth.js';
@@ -36,20 +36,20 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
 }
 
-const VERSION = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-  .version;
+const VERSION = (
+  JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, keys } = deps;
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     genReqId,
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: 1024 * 1024,
     // We answer 503 ourselves, in the error envelope, while shutting down.
     return503OnClosing: false,
     trustProxy: false,
-    ajv: undefined,
   }).withTypeProvider() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -62,7 +62,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   app.addHook('onRequest', async () => {
     if (closing) {
-      throw new AppError('UNAVAILABLE', 'the service is shutting down; retry shortly', { headers: { 'Retry-After': '5' } });
+      throw new AppError('UNAVAILABLE', 'the service is shutting down; retry shortly', {
+        headers: { 'Retry-After': '5' },
+      });
     }
   });
 
@@ -95,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
   avatarRoutes(app, { users, keys });
+  // Contract routes of later issues (declared with their schemas, answering 501 until they land):
 
   return app;
 }

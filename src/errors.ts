@@ -12,7 +12,10 @@ export const ERROR_CATALOGUE = {
     description: 'The cursor is not one this API issued, or it belongs to another query (other filters or order).',
   },
   UNAUTHENTICATED: { status: 401, description: 'No bearer token, or one that is malformed, unknown or revoked.' },
-  TOKEN_EXPIRED: { status: 401, description: 'The bearer token has expired; ask for a new one at POST /v1/auth/token.' },
+  TOKEN_EXPIRED: {
+    status: 401,
+    description: 'The bearer token has expired; ask for a new one at POST /v1/auth/token.',
+  },
   INVALID_CREDENTIALS: { status: 401, description: 'The clientId and clientSecret pair is wrong.' },
   FORBIDDEN: { status: 403, description: 'The role of the caller lacks the permission for this action.' },
   NOT_FOUND: { status: 404, description: 'The object does not exist or is not visible to the caller.' },
@@ -31,7 +34,10 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body is not sent as application/json.' },
   UNKNOWN_ELEMENT: { status: 422, description: 'No size of the design has an element of this name.' },
   ATTRIBUTE_NOT_APPLICABLE: { status: 422, description: 'The element type does not accept this change attribute.' },
-  INVALID_ELEMENT_CHANGE: { status: 422, description: 'The value of an element change breaks the rule of its attribute.' },
+  INVALID_ELEMENT_CHANGE: {
+    status: 422,
+    description: 'The value of an element change breaks the rule of its attribute.',
+  },
   FONT_VARIANT_UNAVAILABLE: { status: 422, description: "The element's font family has no such variant." },
   UNKNOWN_SIZE_HASH: { status: 422, description: 'A size hash is not one of the design.' },
   SOURCE_REJECTED: {
@@ -39,10 +45,16 @@ export const ERROR_CATALOGUE = {
     description: 'A media source cannot be used: unreachable, wrong type, too large or a private address.',
   },
   INVALID_MOVE: { status: 422, description: 'The move is impossible (into its own subtree, or into another project).' },
-  UNPROCESSABLE: { status: 422, description: 'The request is well-formed but refers to something that cannot be used.' },
+  UNPROCESSABLE: {
+    status: 422,
+    description: 'The request is well-formed but refers to something that cannot be used.',
+  },
   RATE_LIMITED: { status: 429, description: 'Too many requests for the team in this window; see Retry-After.' },
   INTERNAL: { status: 500, description: 'A bug. The response carries no detail; the log has it under the request id.' },
-  NOT_IMPLEMENTED: { status: 501, description: 'The route is declared in the contract but not served by this version.' },
+  NOT_IMPLEMENTED: {
+    status: 501,
+    description: 'The route is declared in the contract but not served by this version.',
+  },
   UNAVAILABLE: { status: 503, description: 'The service is shutting down or its queue is full; see Retry-After.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
@@ -64,7 +76,11 @@ export class AppError extends Error {
   /** Extra response headers, e.g. Retry-After. */
   readonly headers?: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
     super(message);
     this.name = 'AppError';
     this.code = code;

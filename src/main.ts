@@ -114,7 +114,9 @@ export async function main(argv: string[]) {
       case 'admin':
         return await admin(rest);
       case 'worker':
-        return fail('the worker role arrives with the scaled-out shape; run `placard serve`, which includes the workers');
+        return fail(
+          'the worker role arrives with the scaled-out shape; run `placard serve`, which includes the workers',
+        );
       case 'help':
       case '--help':
       case '-h':

@@ -55,7 +55,13 @@ export function pageRequest(
   const direction = query.orderDirection ?? defaults.direction;
   const limit = query.limit ?? DEFAULT_LIMIT;
   const fingerprint = fingerprintOf([filters, orderBy, direction]);
-  return { limit, orderBy, direction, fingerprint, after: query.cursor ? decodeCursor(query.cursor, fingerprint) : null };
+  return {
+    limit,
+    orderBy,
+    direction,
+    fingerprint,
+    after: query.cursor ? decodeCursor(query.cursor, fingerprint) : null,
+  };
 }
 
 export function encodeCursor(fingerprint: string, key: string | number, id: number): string {
@@ -68,7 +74,10 @@ function decodeCursor(cursor: string, fingerprint: string): { key: string | numb
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url');
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new AppError('INVALID_CURSOR', 'cursor: is not a cursor issued by this API; pass the endCursor of the previous page');
+    throw new AppError(
+      'INVALID_CURSOR',
+      'cursor: is not a cursor issued by this API; pass the endCursor of the previous page',
+    );
   }
   const c = parsed as { f?: unknown; k?: unknown; i?: unknown };
   if (
@@ -78,7 +87,10 @@ function decodeCursor(cursor: string, fingerprint: string): { key: string | numb
     !Number.isSafeInteger(c.i) ||
     (typeof c.k !== 'string' && typeof c.k !== 'number')
   ) {
-    throw new AppError('INVALID_CURSOR', 'cursor: is not a cursor issued by this API; pass the endCursor of the previous page');
+    throw new AppError(
+      'INVALID_CURSOR',
+      'cursor: is not a cursor issued by this API; pass the endCursor of the previous page',
+    );
   }
   if (c.f !== fingerprint) {
     throw new AppError(

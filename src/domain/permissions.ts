@@ -3,7 +3,11 @@
 export const ROLES = [
   { id: 1, name: 'Owner', description: 'Everything an Admin can do; cannot be deleted or demoted by an Admin.' },
   { id: 2, name: 'Admin', description: 'Manages team users, roles, webhooks, API credentials and every project.' },
-  { id: 3, name: 'Editor', description: 'Creates, changes and deletes designs, folders, versions, projects and brand kits.' },
+  {
+    id: 3,
+    name: 'Editor',
+    description: 'Creates, changes and deletes designs, folders, versions, projects and brand kits.',
+  },
   { id: 4, name: 'Viewer', description: 'Reads what it can see, exports designs and creates share links.' },
 ] as const;
 

@@ -92,7 +92,10 @@ function rule(error: ErrorObject): { pointer: string; message: string } {
         message: `must be one of ${(p.allowedValues as unknown[]).join(', ')}${received(error.data)}`,
       };
     case 'const':
-      return { pointer: error.instancePath, message: `must be ${JSON.stringify(p.allowedValue)}${received(error.data)}` };
+      return {
+        pointer: error.instancePath,
+        message: `must be ${JSON.stringify(p.allowedValue)}${received(error.data)}`,
+      };
     case 'format':
       return {
         pointer: error.instancePath,

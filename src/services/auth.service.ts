@@ -19,7 +19,8 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
     async issueToken(clientId: string, clientSecret: string): Promise<{ token: string; expiresIn: number }> {
       const found = await credentials.findSecretByClientId(clientId);
       const ok = await verifySecret(clientSecret, found?.secret_hash ?? DECOY_HASH);
-      if (!found || !ok) throw new AppError('INVALID_CREDENTIALS', 'clientId and clientSecret do not match any API credential');
+      if (!found || !ok)
+        throw new AppError('INVALID_CREDENTIALS', 'clientId and clientSecret do not match any API credential');
       const token = await new SignJWT({ team: found.team_id, cred: found.id })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(String(found.user_id))

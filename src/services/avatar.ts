@@ -3,7 +3,18 @@
 import { createHash } from 'node:crypto';
 import { type ServerKeys, signLink } from '../storage/secrets.js';
 
-const COLOURS = ['#2563EB', '#7C3AED', '#DB2777', '#DC2626', '#EA580C', '#CA8A04', '#16A34A', '#0D9488', '#0891B2', '#4F46E5'];
+const COLOURS = [
+  '#2563EB',
+  '#7C3AED',
+  '#DB2777',
+  '#DC2626',
+  '#EA580C',
+  '#CA8A04',
+  '#16A34A',
+  '#0D9488',
+  '#0891B2',
+  '#4F46E5',
+];
 
 export function avatarUrl(publicUrl: string, keys: ServerKeys, userId: number): string {
   return `${publicUrl}/avatars/${userId}.svg?s=${signLink(keys, `avatar:${userId}`)}`;

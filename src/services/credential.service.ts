@@ -14,7 +14,13 @@ export interface CredentialServiceDeps {
 }
 
 function toNode(row: CredentialRow) {
-  return { clientId: row.client_id, name: row.name, userId: row.user_id, createdAt: row.created_at, lastUsedAt: row.last_used_at };
+  return {
+    clientId: row.client_id,
+    name: row.name,
+    userId: row.user_id,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
 }
 
 export function createCredentialService({ credentials, users }: CredentialServiceDeps) {

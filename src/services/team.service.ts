@@ -50,7 +50,8 @@ export function createTeamService(db: Kysely<Database>) {
         (u) => teamId === undefined || u.team_id === teamId,
       );
       if (found.length === 0) throw new Error(`no user has the email ${email}${teamId ? ` in team ${teamId}` : ''}`);
-      if (found.length > 1) throw new Error(`${found.length} teams have a user with the email ${email}; pass --team-id`);
+      if (found.length > 1)
+        throw new Error(`${found.length} teams have a user with the email ${email}; pass --team-id`);
       const user = found[0];
       return credentialFor(db, user.team_id, user.id, 'CLI credential');
     },

@@ -51,9 +51,13 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
     async create(actor: Actor, input: { name: string; email: string; role: string }) {
       const role = roleByName(input.role);
       if (!role) {
-        throw new AppError('VALIDATION_FAILED', `role: must be one of ${ROLES.map((r) => r.name).join(', ')}, received "${input.role}"`, {
-          details: [{ path: '/role', in: 'body', message: `must be one of ${ROLES.map((r) => r.name).join(', ')}` }],
-        });
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `role: must be one of ${ROLES.map((r) => r.name).join(', ')}, received "${input.role}"`,
+          {
+            details: [{ path: '/role', in: 'body', message: `must be one of ${ROLES.map((r) => r.name).join(', ')}` }],
+          },
+        );
       }
       guardOwnerChange(actor, null, role.id);
       const email = input.email.trim();
@@ -78,7 +82,10 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
         if (!target) throw new AppError('NOT_FOUND', `email: no user of this team has the email ${email}`);
         guardOwnerChange(actor, target, null);
         if (target.role_id === OWNER && (await tx.countOwners(actor.teamId)) <= 1) {
-          throw new AppError('LAST_OWNER', `${target.email} is the last Owner of the team; make another user Owner first`);
+          throw new AppError(
+            'LAST_OWNER',
+            `${target.email} is the last Owner of the team; make another user Owner first`,
+          );
         }
         await tx.softDelete(actor.teamId, target.id);
       });
@@ -90,7 +97,10 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
         if (!target) throw new AppError('NOT_FOUND', `userId: no user ${input.userId} in this team`);
         guardOwnerChange(actor, target, input.roleId);
         if (target.role_id === OWNER && input.roleId !== OWNER && (await tx.countOwners(actor.teamId)) <= 1) {
-          throw new AppError('LAST_OWNER', `${target.email} is the last Owner of the team; make another user Owner first`);
+          throw new AppError(
+            'LAST_OWNER',
+            `${target.email} is the last Owner of the team; make another user Owner first`,
+          );
         }
         await tx.setRole(actor.teamId, target.id, input.roleId);
         return toNode({ ...target, role_id: input.roleId });

@@ -16,7 +16,10 @@ function fromFastify(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'the body is larger than the 1 MiB limit');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('INVALID_JSON', 'the body is empty but Content-Type says application/json; send a JSON object');
+      return new AppError(
+        'INVALID_JSON',
+        'the body is empty but Content-Type says application/json; send a JSON object',
+      );
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('INVALID_JSON', `the body is not valid JSON: ${error.message}`);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -33,7 +36,13 @@ export function errorHandlerPlugin(app: App) {
     const known = error instanceof AppError ? error : fromFastify(error);
     if (!known) {
       request.log.error({ err: error }, 'unhandled error');
-      return reply.code(500).send({ error: 'internal error; the log has the details under this request id', code: 'INTERNAL', requestId: request.id });
+      return reply
+        .code(500)
+        .send({
+          error: 'internal error; the log has the details under this request id',
+          code: 'INTERNAL',
+          requestId: request.id,
+        });
     }
     if (known.status >= 500) request.log.error({ err: error }, known.message);
     for (const [name, value] of Object.entries(known.headers ?? {})) reply.header(name, value);
@@ -48,6 +57,8 @@ export function errorHandlerPlugin(app: App) {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
-    return reply.code(404).send({ error: `no route ${request.method} ${path}`, code: 'NOT_FOUND', requestId: request.id });
+    return reply
+      .code(404)
+      .send({ error: `no route ${request.method} ${path}`, code: 'NOT_FOUND', requestId: request.id });
   });
 }

@@ -88,16 +88,26 @@ export function idempotencyPlugin(app: App, { store }: { store: IdempotencyStore
       .digest('base64url');
     const found = await store.begin(key, fingerprint);
     if (found.state === 'mismatch') {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key "${sent}" was already used with another request within 24 hours`);
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        `Idempotency-Key "${sent}" was already used with another request within 24 hours`,
+      );
     }
     if (found.state === 'in-flight') {
-      throw new AppError('IDEMPOTENCY_KEY_IN_USE', `a request with Idempotency-Key "${sent}" is still being processed; retry shortly`, {
-        headers: { 'Retry-After': '1' },
-      });
+      throw new AppError(
+        'IDEMPOTENCY_KEY_IN_USE',
+        `a request with Idempotency-Key "${sent}" is still being processed; retry shortly`,
+        {
+          headers: { 'Retry-After': '1' },
+        },
+      );
     }
     if (found.state === 'done') {
       reply.header('Idempotent-Replayed', 'true').header('content-type', found.response.contentType);
-      return reply.code(found.response.status).serializer((x: unknown) => x as string).send(found.response.body);
+      return reply
+        .code(found.response.status)
+        .serializer((x: unknown) => x as string)
+        .send(found.response.body);
     }
     request.idempotencyKey = key;
   });

@@ -33,9 +33,5 @@ export async function openapiPlugin(app: App, { publicUrl, version }: { publicUr
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get(
-    '/v1/openapi.json',
-    { config: { public: true }, schema: { hide: true } },
-    async () => app.swagger(),
-  );
+  app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 }

@@ -29,10 +29,20 @@ export function createMemoryRateLimiter(limits: Limits): RateLimiter {
       const limit = limits[group];
       try {
         const res = await stores[group].consume(key, 1);
-        return { allowed: true, limit, remaining: res.remainingPoints, resetSeconds: Math.ceil(res.msBeforeNext / 1000) };
+        return {
+          allowed: true,
+          limit,
+          remaining: res.remainingPoints,
+          resetSeconds: Math.ceil(res.msBeforeNext / 1000),
+        };
       } catch (rejected) {
         if (!(rejected instanceof RateLimiterRes)) throw rejected;
-        return { allowed: false, limit, remaining: 0, resetSeconds: Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)) };
+        return {
+          allowed: false,
+          limit,
+          remaining: 0,
+          resetSeconds: Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)),
+        };
       }
     },
   };

@@ -19,7 +19,9 @@ export function avatarRoutes(app: App, deps: { users: Pick<UserRepository, 'find
     },
     handler: async (request, reply) => {
       const userId = Number.parseInt(request.params.file, 10);
-      const user = avatarSignatureValid(deps.keys, userId, request.query.s) ? await deps.users.findAnyById(userId) : undefined;
+      const user = avatarSignatureValid(deps.keys, userId, request.query.s)
+        ? await deps.users.findAnyById(userId)
+        : undefined;
       if (!user) throw new AppError('NOT_FOUND', 'no such avatar');
       return reply
         .header('content-type', 'image/svg+xml; charset=utf-8')

@@ -18,7 +18,10 @@ export function healthRoutes(app: App, deps: { checks: ReadinessCheck[]; metrics
 
   const Readiness = Type.Object({
     status: Type.String({ enum: ['ready', 'unavailable'] }),
-    checks: Type.Record(Type.String(), Type.String({ description: '"ok" or the reason the dependency is unreachable' })),
+    checks: Type.Record(
+      Type.String(),
+      Type.String({ description: '"ok" or the reason the dependency is unreachable' }),
+    ),
   });
   app.get('/readyz', {
     config: { public: true },

@@ -24,10 +24,7 @@ export async function paginate<Row extends { id: number }>(
   const dir = page.direction === 'ASC' ? sql`asc` : sql`desc`;
   const cmp = page.direction === 'ASC' ? sql`>` : sql`<`;
 
-  const countRow = await query
-    .clearSelect()
-    .select(sql<number>`count(*)`.as('n'))
-    .executeTakeFirst();
+  const countRow = await query.clearSelect().select(sql<number>`count(*)`.as('n')).executeTakeFirst();
 
   let rows = query.select(key.as('_sort_key')).orderBy(sql`${key} ${dir}`).orderBy(sql`${id} ${dir}`);
   if (page.after) {

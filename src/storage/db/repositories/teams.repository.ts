@@ -5,7 +5,11 @@ import type { Database } from '../schema.js';
 export function createTeamRepository(db: Kysely<Database>) {
   return {
     async insert(name: string): Promise<{ id: number; name: string }> {
-      return db.insertInto('teams').values({ name, created_at: now() }).returning(['id', 'name']).executeTakeFirstOrThrow();
+      return db
+        .insertInto('teams')
+        .values({ name, created_at: now() })
+        .returning(['id', 'name'])
+        .executeTakeFirstOrThrow();
     },
     async count(): Promise<number> {
       const row = await db

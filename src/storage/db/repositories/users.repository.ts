@@ -103,7 +103,12 @@ export function createUserRepository(db: Kysely<Database>) {
     async softDelete(teamId: number, id: number): Promise<void> {
       await db.transaction().execute(async (tx) => {
         const at = now();
-        await tx.updateTable('users').set({ deleted_at: at, updated_at: at }).where('team_id', '=', teamId).where('id', '=', id).execute();
+        await tx
+          .updateTable('users')
+          .set({ deleted_at: at, updated_at: at })
+          .where('team_id', '=', teamId)
+          .where('id', '=', id)
+          .execute();
         await tx.deleteFrom('api_credentials').where('team_id', '=', teamId).where('user_id', '=', id).execute();
       });
     },
