@@ -36,13 +36,11 @@ export function errorHandlerPlugin(app: App) {
     const known = error instanceof AppError ? error : fromFastify(error);
     if (!known) {
       request.log.error({ err: error }, 'unhandled error');
-      return reply
-        .code(500)
-        .send({
-          error: 'internal error; the log has the details under this request id',
-          code: 'INTERNAL',
-          requestId: request.id,
-        });
+      return reply.code(500).send({
+        error: 'internal error; the log has the details under this request id',
+        code: 'INTERNAL',
+        requestId: request.id,
+      });
     }
     if (known.status >= 500) request.log.error({ err: error }, known.message);
     for (const [name, value] of Object.entries(known.headers ?? {})) reply.header(name, value);
