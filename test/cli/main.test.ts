@@ -100,9 +100,9 @@ describe('placard serve', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(demo),
-    }).then((r) => r.json());
-    const users = await fetch(`${url}/v1/users`, { headers: { authorization: `Bearer ${token.token}` } }).then((r) =>
-      r.json(),
+    }).then((r) => r.json() as Promise<{ token: string }>);
+    const users = await fetch(`${url}/v1/users`, { headers: { authorization: `Bearer ${token.token}` } }).then(
+      (r) => r.json() as Promise<{ response: { nodes: Array<{ email: string; role: { name: string } }> } }>,
     );
     assert.equal(users.response.nodes[0].email, 'owner@demo.local');
     assert.equal(users.response.nodes[0].role.name, 'Owner');

@@ -1,0 +1,21 @@
+// `npm run bench [-- section…]`: runs the benchmark sections and prints one table each.
+// Benchmarks, not tests: figures vary with the machine; nothing here asserts on time.
+import { execSync } from 'node:child_process';
+import os from 'node:os';
+import { benchApi } from './api.bench.js';
+
+const SECTIONS: Record<string, () => Promise<void>> = {
+  api: benchApi,
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = wanted.filter((w) => !SECTIONS[w]);
+if (unknown.length) {
+  console.error(`unknown section(s): ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  process.exit(2);
+}
+
+// The service under test runs from dist/, so build it first.
+execSync('npm run build --silent', { stdio: 'inherit' });
+console.log(`# Placard benchmarks — ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+for (const name of wanted.length ? wanted : Object.keys(SECTIONS)) await SECTIONS[name]();

@@ -1,0 +1,72 @@
+// Starts a real `placard serve` (compiled dist/, as users run it) on a free port with a throwaway data dir, for
+// benchmarks that measure the service from the outside.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface RunningService {
+  url: string;
+  dataDir: string;
+  credentials: { clientId: string; clientSecret: string };
+  token(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startService(env: Record<string, string> = {}): Promise<RunningService> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-bench-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['bin/placard.js', 'serve'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      PLACARD_DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      // A benchmark measures the service, not the rate limiter's refusals.
+      PLACARD_RATE_LIMIT: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  for (let i = 0; !(await fetch(`${url}/readyz`).catch(() => null))?.ok; i++) {
+    if (exited || i > 200) throw new Error('the service did not start');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'));
+  return {
+    url,
+    dataDir,
+    credentials,
+    async token() {
+      const res = await fetch(`${url}/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(credentials),
+      });
+      return ((await res.json()) as { token: string }).token;
+    },
+    async stop() {
+      const done = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await done;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
