@@ -15,6 +15,8 @@ export interface AuthServiceDeps {
 const ISSUER = 'placard';
 
 export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: AuthServiceDeps) {
+  // jose imports a raw key through WebCrypto on every call; importing it once saves that on every request.
+  const key = crypto.subtle.importKey('raw', jwtKey, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   return {
     async issueToken(clientId: string, clientSecret: string): Promise<{ token: string; expiresIn: number }> {
       const found = await credentials.findSecretByClientId(clientId);
@@ -27,7 +29,7 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
         .setIssuer(ISSUER)
         .setIssuedAt()
         .setExpirationTime(`${tokenTtlSeconds}s`)
-        .sign(jwtKey);
+        .sign(await key);
       await credentials.touch(found.id);
       return { token, expiresIn: tokenTtlSeconds };
     },
@@ -40,7 +42,7 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
       if (!match) throw new AppError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
       let payload: { sub?: string; team?: unknown; cred?: unknown };
       try {
-        ({ payload } = await jwtVerify(match[1], jwtKey, { algorithms: ['HS256'], issuer: ISSUER }));
+        ({ payload } = await jwtVerify(match[1], await key, { algorithms: ['HS256'], issuer: ISSUER }));
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) {
           throw new AppError('TOKEN_EXPIRED', 'the access token has expired; request a new one at POST /v1/auth/token');

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.js';
 
@@ -50,7 +50,7 @@ export function openDatabase(options: DbOptions): Db {
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }) });
   return {
     kysely,
     dialect: 'sqlite',
@@ -64,4 +64,27 @@ export function openDatabase(options: DbOptions): Db {
 /** ISO 8601 UTC with milliseconds, the one timestamp format of the service. */
 export function now(): string {
   return new Date().toISOString();
+}
+
+/**
+ * Kysely prepares every query anew, and preparing costs as much as running a small query; this keeps the last few
+ * hundred statements prepared. Reusing one statement is safe because every use runs to completion synchronously
+ * (`all`/`run`); we never stream with `iterate`, which would hold a statement open.
+ */
+function withStatementCache(file: SQLite.Database, size = 500): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => file.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (statement) {
+        cache.delete(text);
+      } else {
+        statement = file.prepare(text);
+        if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+      }
+      cache.set(text, statement);
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+    },
+  };
 }
