@@ -1,5 +1,7 @@
-// Test harness: a fresh service per test file, on SQLite in a temporary data dir, or on PostgreSQL in a schema of
+// Test harness: a fresh service per test file, on SQLite in a temporary data dir, or on PostgreSQL in a database of
 // its own when DATABASE_URL is set (the same suite runs on both). Requests go through app.inject, the full stack.
+// A database rather than a schema: Kysely's Migrator looks for its bookkeeping tables in every schema it can see, so
+// a file migrating while another file's schema exists skipped creating them and failed.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,18 +41,35 @@ export interface TestApp {
 
 export type TestConfig = Partial<Omit<Config, 'rateLimit'>> & { rateLimit?: Partial<Config['rateLimit']> };
 
+export interface TestOptions extends TestConfig {
+  /** Called with the built app before `app.ready()`, e.g. to register a route that only a test needs. */
+  beforeReady?: (app: App) => void;
+}
+
 let counter = 0;
 
-export async function startTestApp(overrides: TestConfig = {}): Promise<TestApp> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-test-'));
-  const databaseUrl = process.env.DATABASE_URL || null;
-  let pgSchema: string | undefined;
-  if (databaseUrl) {
-    pgSchema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    await client.query(`create schema ${pgSchema}`);
+async function adminQuery(connectionString: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
     await client.end();
+  }
+}
+
+export async function startTestApp(options: TestOptions = {}): Promise<TestApp> {
+  const { beforeReady, ...overrides } = options;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-test-'));
+  const serverUrl = process.env.DATABASE_URL || null;
+  let databaseUrl: string | null = null;
+  let pgDatabase: string | undefined;
+  if (serverUrl) {
+    pgDatabase = `placard_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    await adminQuery(serverUrl, `create database ${pgDatabase}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${pgDatabase}`;
+    databaseUrl = url.toString();
   }
   const base = loadConfig({});
   const config = Object.freeze({
@@ -64,8 +83,9 @@ export async function startTestApp(overrides: TestConfig = {}): Promise<TestApp>
     ...overrides,
     rateLimit: { ...base.rateLimit, exports: 10_000, other: 10_000, ...overrides.rateLimit },
   });
-  const runtime = await openRuntime(config, { pgSchema });
+  const runtime = await openRuntime(config);
   const app = await buildApp({ ...runtime, logger: false });
+  beforeReady?.(app);
   await app.ready();
 
   async function tokenFor(clientId: string, clientSecret: string): Promise<string> {
@@ -120,12 +140,7 @@ export async function startTestApp(overrides: TestConfig = {}): Promise<TestApp>
     async close() {
       await app.close();
       await runtime.close();
-      if (databaseUrl && pgSchema) {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`drop schema ${pgSchema} cascade`);
-        await client.end();
-      }
+      if (serverUrl && pgDatabase) await adminQuery(serverUrl, `drop database if exists ${pgDatabase} with (force)`);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

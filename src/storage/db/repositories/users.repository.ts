@@ -1,5 +1,5 @@
 // Team users. Deleted users stay as rows (deleted_at set) so that "created by" keeps a name.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
@@ -62,10 +62,11 @@ export function createUserRepository(db: Kysely<Database>) {
       let query = db.selectFrom('users').select(COLUMNS).where('team_id', '=', teamId).where('deleted_at', 'is', null);
       if (keyword) {
         const like = `%${escapeLike(keyword.toLowerCase())}%`;
+        // ESCAPE is explicit: PostgreSQL defaults to backslash, SQLite has no escape character without it.
         query = query.where((eb) =>
           eb.or([
-            eb(eb.fn('lower', ['name']), 'like', eb.val(like)).$castTo<boolean>(),
-            eb(eb.fn('lower', ['email']), 'like', eb.val(like)),
+            sql<boolean>`lower(${eb.ref('name')}) like ${like} escape '\\'`,
+            sql<boolean>`lower(${eb.ref('email')}) like ${like} escape '\\'`,
           ]),
         );
       }
@@ -101,7 +102,8 @@ export function createUserRepository(db: Kysely<Database>) {
 
     /** Marks the user deleted and deletes its credentials, which revokes every token minted from them. */
     async softDelete(teamId: number, id: number): Promise<void> {
-      await db.transaction().execute(async (tx) => {
+      // Both writes or neither; the service calls this inside withTeamLock's transaction, and Kysely cannot nest one.
+      const run = async (tx: Kysely<Database>) => {
         const at = now();
         await tx
           .updateTable('users')
@@ -110,7 +112,8 @@ export function createUserRepository(db: Kysely<Database>) {
           .where('id', '=', id)
           .execute();
         await tx.deleteFrom('api_credentials').where('team_id', '=', teamId).where('user_id', '=', id).execute();
-      });
+      };
+      await (db.isTransaction ? run(db) : db.transaction().execute(run));
     },
 
     async countOwners(teamId: number): Promise<number> {
