@@ -11,11 +11,22 @@ import { createMetrics, metricsPlugin } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
+import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
 import { avatarRoutes } from './http/routes/avatars.js';
+import { brandKitAssetsRoutes } from './http/routes/brand-kit-assets.js';
+import { brandKitsRoutes } from './http/routes/brand-kits.js';
+import { designVersionsRoutes } from './http/routes/design-versions.js';
+import { exportsRoutes } from './http/routes/exports.js';
+import { foldersRoutes } from './http/routes/folders.js';
 import { healthRoutes } from './http/routes/health.js';
+import { projectUsersRoutes } from './http/routes/project-users.js';
+import { projectsRoutes } from './http/routes/projects.js';
+import { shareLinksRoutes } from './http/routes/share-links.js';
+import { templatesRoutes } from './http/routes/templates.js';
 import { usersRoutes } from './http/routes/users.js';
+import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { createAuthService } from './services/auth.service.js';
@@ -98,6 +109,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
   avatarRoutes(app, { users, keys });
   // Contract routes of later issues (declared with their schemas, answering 501 until they land):
+  exportsRoutes(app);
+  templatesRoutes(app);
+  shareLinksRoutes(app);
+  projectsRoutes(app);
+  projectUsersRoutes(app);
+  foldersRoutes(app);
+  designVersionsRoutes(app);
+  brandKitsRoutes(app);
+  brandKitAssetsRoutes(app);
+  adNetworksRoutes(app);
+  webhooksRoutes(app);
 
   return app;
 }

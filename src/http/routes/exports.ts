@@ -1,0 +1,84 @@
+import { AUTHED_ERRORS, errors } from '../schemas/common.js';
+import {
+  CreateExportResponse,
+  ExportBody,
+  ExportIdParams,
+  ExportWithChangesBody,
+  GetExportResponse,
+} from '../schemas/exports.js';
+import type { App } from '../types.js';
+import { notImplemented } from './not-implemented.js';
+
+const tags = ['Exports'];
+
+export function exportsRoutes(app: App) {
+  app.post('/v1/export-with-changes', {
+    config: { permission: 'content:write', rateGroup: 'exports' },
+    schema: {
+      tags,
+      summary: 'Export a template after changing its elements; creates a new design',
+      description:
+        'Everything that can be checked is checked before the answer (template, element names, attributes, values, ' +
+        'size hashes, settings): an invalid request creates no export and no design. The new design (apiGenerated) ' +
+        'is created when the request is accepted. An identical earlier request whose export completed answers that ' +
+        'export again (header `X-Cache: HIT`) and creates nothing.',
+      body: ExportWithChangesBody,
+      response: {
+        200: CreateExportResponse,
+        ...errors(
+          ...AUTHED_ERRORS,
+          'FORBIDDEN',
+          'NOT_FOUND',
+          'IDEMPOTENCY_KEY_REUSED',
+          'IDEMPOTENCY_KEY_IN_USE',
+          'UNKNOWN_ELEMENT',
+          'ATTRIBUTE_NOT_APPLICABLE',
+          'INVALID_ELEMENT_CHANGE',
+          'FONT_VARIANT_UNAVAILABLE',
+          'UNKNOWN_SIZE_HASH',
+          'UNPROCESSABLE',
+          'NOT_IMPLEMENTED',
+          'UNAVAILABLE',
+        ),
+      },
+    },
+    handler: async () => notImplemented('POST /v1/export-with-changes'),
+  });
+
+  app.post('/v1/export', {
+    config: { permission: 'export:create', rateGroup: 'exports' },
+    schema: {
+      tags,
+      summary: 'Export an existing design',
+      description:
+        'Creates no design. An identical earlier request whose export completed answers that export again ' +
+        '(header `X-Cache: HIT`).',
+      body: ExportBody,
+      response: {
+        200: CreateExportResponse,
+        ...errors(
+          ...AUTHED_ERRORS,
+          'NOT_FOUND',
+          'IDEMPOTENCY_KEY_REUSED',
+          'IDEMPOTENCY_KEY_IN_USE',
+          'UNKNOWN_SIZE_HASH',
+          'NOT_IMPLEMENTED',
+          'UNAVAILABLE',
+        ),
+      },
+    },
+    handler: async () => notImplemented('POST /v1/export'),
+  });
+
+  app.get('/v1/export/:exportId', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'Status of an export',
+      description: 'Each call signs fresh download links, valid for 1 hour.',
+      params: ExportIdParams,
+      response: { 200: GetExportResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/export/{exportId}'),
+  });
+}

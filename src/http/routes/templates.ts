@@ -1,0 +1,181 @@
+import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import {
+  DeleteTemplateBody,
+  DesignDocumentJsonSchema,
+  DesignSizesResponse,
+  DocumentResponse,
+  ElementsResponse,
+  FontsResponse,
+  FontVariantsQuery,
+  FontVariantsResponse,
+  HashParams,
+  ImportTemplateBody,
+  ListTemplatesQuery,
+  ListTemplatesResponse,
+  ReplaceDocumentBody,
+  ReplaceDocumentResponse,
+  TemplateHashParams,
+  TemplateResponse,
+  UpdateTemplateBody,
+} from '../schemas/templates.js';
+import type { App } from '../types.js';
+import { notImplemented } from './not-implemented.js';
+
+const tags = ['Templates (designs)'];
+
+export function templatesRoutes(app: App) {
+  app.get('/v1/templates', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'List the designs the caller can see',
+      description:
+        '`keyword` is a case-insensitive substring match (`exactSearch=true`: equal, case-insensitive). ' +
+        'API-generated designs are excluded unless `apiGenerated=true`, which lists only them. ' +
+        'Default order: UPDATED_AT DESC. `thumbUrl` is valid for 12 hours; list again for a new one.',
+      querystring: ListTemplatesQuery,
+      response: { 200: ListTemplatesResponse, ...errors(...AUTHED_ERRORS, 'INVALID_CURSOR', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/templates'),
+  });
+
+  app.delete('/v1/templates', {
+    config: { permission: 'content:write' },
+    schema: {
+      tags,
+      summary: 'Delete a design',
+      description: 'Finished exports of the design stay downloadable until their links expire.',
+      body: DeleteTemplateBody,
+      response: { 200: StatusSuccess, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('DELETE /v1/templates'),
+  });
+
+  app.put('/v1/templates', {
+    config: { permission: 'content:write' },
+    schema: {
+      tags,
+      summary: 'Rename a design or mark it as a team template',
+      description: 'Extension.',
+      body: UpdateTemplateBody,
+      response: { 200: TemplateResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('PUT /v1/templates'),
+  });
+
+  app.get('/v1/templates/:templateHash/design-sizes', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'List the sizes of a design or design set',
+      params: TemplateHashParams,
+      response: { 200: DesignSizesResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/templates/{templateHash}/design-sizes'),
+  });
+
+  app.post('/v1/templates/import', {
+    config: { permission: 'content:write' },
+    schema: {
+      tags,
+      summary: 'Create a design from a design document',
+      description:
+        'Extension. The document is validated against GET /v1/schemas/design-document.json; size hashes and ' +
+        'kinds are filled in when absent. A folder of another project is a 422.',
+      body: ImportTemplateBody,
+      response: {
+        200: TemplateResponse,
+        ...errors(
+          ...AUTHED_ERRORS,
+          'FORBIDDEN',
+          'NOT_FOUND',
+          'IDEMPOTENCY_KEY_REUSED',
+          'IDEMPOTENCY_KEY_IN_USE',
+          'UNPROCESSABLE',
+          'NOT_IMPLEMENTED',
+        ),
+      },
+    },
+    handler: async () => notImplemented('POST /v1/templates/import'),
+  });
+
+  app.get('/v1/templates/:hash/document', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'Read the design document of a design',
+      description: 'Extension.',
+      params: HashParams,
+      response: { 200: DocumentResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/templates/{hash}/document'),
+  });
+
+  app.put('/v1/templates/:hash/document', {
+    config: { permission: 'content:write' },
+    schema: {
+      tags,
+      summary: 'Replace the design document of a design',
+      description:
+        'Extension. The previous content is kept as an automatic design version; the new content changes the ' +
+        "design's revision, so earlier cached exports no longer match.",
+      params: HashParams,
+      body: ReplaceDocumentBody,
+      response: {
+        200: ReplaceDocumentResponse,
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED'),
+      },
+    },
+    handler: async () => notImplemented('PUT /v1/templates/{hash}/document'),
+  });
+
+  app.get('/v1/templates/:hash/elements', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'List the editable elements of a design',
+      description: 'Extension. `attributes` are the element-change attributes each element accepts.',
+      params: HashParams,
+      response: { 200: ElementsResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/templates/{hash}/elements'),
+  });
+
+  app.get('/v1/templates/fontVariants', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'List the font variants valid as FONTVARIANT values',
+      description:
+        'Give `templateHash` (the fonts of its text and button elements, or of `elementName` only) or `fontFamily`.',
+      querystring: FontVariantsQuery,
+      response: {
+        200: FontVariantsResponse,
+        ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'UNKNOWN_ELEMENT', 'NOT_IMPLEMENTED'),
+      },
+    },
+    handler: async () => notImplemented('GET /v1/templates/fontVariants'),
+  });
+
+  app.get('/v1/fonts', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'List the font catalogue',
+      description: 'Extension. The families shipped with the service, plus the fonts of the brand kits of the team.',
+      response: { 200: FontsResponse, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/fonts'),
+  });
+
+  app.get('/v1/schemas/design-document.json', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'JSON Schema of the design document',
+      description: 'Extension. Served as is, not wrapped in `response`, so that JSON Schema tools can use it.',
+      response: { 200: DesignDocumentJsonSchema, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/schemas/design-document.json'),
+  });
+}

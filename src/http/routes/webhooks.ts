@@ -1,0 +1,154 @@
+import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import {
+  CreateWebhookBody,
+  DeleteWebhookBody,
+  DeliveryParams,
+  DeliveryResponse,
+  ListDeliveriesQuery,
+  ListDeliveriesResponse,
+  ListWebhookActionsResponse,
+  ListWebhooksResponse,
+  UpdateWebhookBody,
+  WebhookResponse,
+  WebhookSecretResponse,
+} from '../schemas/webhooks.js';
+import type { App } from '../types.js';
+import { notImplemented } from './not-implemented.js';
+
+const tags = ['Team webhooks'];
+
+export function webhooksRoutes(app: App) {
+  app.get('/v1/webhooks', {
+    config: { permission: 'team:manage' },
+    schema: {
+      tags,
+      summary: 'List the webhooks of the team',
+      response: { 200: ListWebhooksResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/webhooks'),
+  });
+
+  app.post('/v1/webhooks', {
+    config: { permission: 'team:manage' },
+    schema: {
+      tags,
+      summary: 'Create a webhook',
+      description:
+        'Deliveries are signed as Standard Webhooks do it (webhook-id, webhook-timestamp, webhook-signature) with ' +
+        'the secret of GET /v1/webhooks/secret, and retried with backoff for about 8 hours.',
+      body: CreateWebhookBody,
+      response: {
+        200: WebhookResponse,
+        ...errors(
+          ...AUTHED_ERRORS,
+          'FORBIDDEN',
+          'IDEMPOTENCY_KEY_REUSED',
+          'IDEMPOTENCY_KEY_IN_USE',
+          'UNPROCESSABLE',
+          'NOT_IMPLEMENTED',
+        ),
+      },
+    },
+    handler: async () => notImplemented('POST /v1/webhooks'),
+  });
+
+  app.put('/v1/webhooks', {
+    config: { permission: 'team:manage' },
+    schema: {
+      tags,
+      summary: 'Update a webhook',
+      body: UpdateWebhookBody,
+      response: {
+        200: WebhookResponse,
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'UNPROCESSABLE', 'NOT_IMPLEMENTED'),
+      },
+    },
+    handler: async () => notImplemented('PUT /v1/webhooks'),
+  });
+
+  app.delete('/v1/webhooks', {
+    config: { permission: 'team:manage' },
+    schema: {
+      tags,
+      summary: 'Delete a webhook',
+      body: DeleteWebhookBody,
+      response: { 200: StatusSuccess, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('DELETE /v1/webhooks'),
+  });
+
+  app.get('/v1/webhookActions', {
+    // The catalogue is the same for every team and says nothing about the team's webhooks.
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'List the actions a webhook can subscribe to',
+      description: 'Extension.',
+      response: { 200: ListWebhookActionsResponse, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/webhookActions'),
+  });
+
+  app.get('/v1/webhooks/secret', {
+    config: { permission: 'team:manage' },
+    schema: {
+      tags,
+      summary: 'The signing secret of the team webhooks',
+      description: 'Extension.',
+      response: { 200: WebhookSecretResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_IMPLEMENTED') },
+    },
+    handler: async () => notImplemented('GET /v1/webhooks/secret'),
+  });
+
+  app.post('/v1/webhooks/secret/rotate', {
+    config: { permission: 'team:manage' },
+    schema: {
+      tags,
+      summary: 'Replace the signing secret of the team webhooks',
+      description: 'Extension. Deliveries made after the rotation are signed with the new secret only.',
+      response: {
+        200: WebhookSecretResponse,
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE', 'NOT_IMPLEMENTED'),
+      },
+    },
+    handler: async () => notImplemented('POST /v1/webhooks/secret/rotate'),
+  });
+
+  app.get('/v1/webhooks/deliveries', {
+    config: { permission: 'team:manage' },
+    schema: {
+      tags,
+      summary: 'List webhook deliveries and their attempts',
+      description:
+        'Extension. Covers team webhooks and the webhookUrl of export requests. Default order: CREATED_AT DESC.',
+      querystring: ListDeliveriesQuery,
+      response: {
+        200: ListDeliveriesResponse,
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'INVALID_CURSOR', 'NOT_IMPLEMENTED'),
+      },
+    },
+    handler: async () => notImplemented('GET /v1/webhooks/deliveries'),
+  });
+
+  app.post('/v1/webhooks/deliveries/:id/redeliver', {
+    config: { permission: 'team:manage' },
+    schema: {
+      tags,
+      summary: 'Deliver a delivery again',
+      description: 'Extension. Schedules one more attempt at once, with the same payload and webhook-id.',
+      params: DeliveryParams,
+      response: {
+        200: DeliveryResponse,
+        ...errors(
+          ...AUTHED_ERRORS,
+          'FORBIDDEN',
+          'NOT_FOUND',
+          'IDEMPOTENCY_KEY_REUSED',
+          'IDEMPOTENCY_KEY_IN_USE',
+          'NOT_IMPLEMENTED',
+        ),
+      },
+    },
+    handler: async () => notImplemented('POST /v1/webhooks/deliveries/{id}/redeliver'),
+  });
+}

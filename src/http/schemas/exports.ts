@@ -1,0 +1,187 @@
+// Schemas of exports (seed "Exports", SPEC §6): the two requests that start one, its settings, and the export with
+// its creatives as the status endpoint answers it. Element changes live with the design schemas (templates.ts).
+import { type Static, Type } from 'typebox';
+import { Id, Nullable, Ok } from './common.js';
+import { DesignHash, ElementsChanges, GeneralChanges, SizeHash } from './templates.js';
+
+/** Export types; `jpeg` is an alias of `jpg` and `html5` of `html` (SPEC §6). */
+export const EXPORT_TYPES = ['png', 'jpg', 'jpeg', 'webp', 'pdf', 'gif', 'mp4', 'html', 'html5'] as const;
+
+/** `png` → `[Pp][Nn][Gg]`: JSON Schema patterns have no case-insensitive flag. */
+const anyCase = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c.toUpperCase()}${c}]` : c)).join('');
+
+export const ExportType = Type.String({
+  pattern: `^(${EXPORT_TYPES.map(anyCase).join('|')})$`,
+  'x-rule': `must be one of ${EXPORT_TYPES.join(', ')} (any letter case)`,
+  description: `Export type, case-insensitive: ${EXPORT_TYPES.join(', ')} (jpeg = jpg, html5 = html)`,
+});
+
+export const ExportStatus = Type.Enum(['pending', 'inProgress', 'complete', 'completeWithError', 'failed'], {
+  description:
+    'pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.',
+});
+
+export const ExportSettings = Type.Object(
+  {
+    quality: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: 'HTML: 60 low, 80 medium, 90 high, 100 uncompressed; any other value is custom',
+      }),
+    ),
+    gifPreset: Type.Optional(Type.Enum(['highQuality', 'optimized', 'static'], { description: 'GIF' })),
+    networkId: Type.Optional(
+      Type.With(Id, { description: 'HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml)' }),
+    ),
+    pdfPreset: Type.Optional(Type.Enum(['PDF_STANDARD', 'PDF_PRINT'], { description: 'PDF' })),
+    slide: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 50, description: 'PDF: slides to export, counting from 0' }),
+    ),
+    scale: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 16,
+        description: 'JPG, WEBP, PNG: scale factor; scale × side must stay within 16,000 px',
+      }),
+    ),
+    targetFPS: Type.Optional(Type.Integer({ minimum: 1, maximum: 60, description: 'MP4: frame rate' })),
+    retina: Type.Optional(Type.Boolean({ description: 'HTML: also save retina images' })),
+    retinaOnly: Type.Optional(Type.Boolean({ description: 'HTML: exclude non-retina images from the zip' })),
+    convertCustomFonts: Type.Optional(Type.Boolean({ description: 'HTML: convert custom fonts to SVG' })),
+    minifyHtml: Type.Optional(Type.Boolean({ description: 'HTML' })),
+    urlTarget: Type.Optional(Type.Enum(['_blank', '_self', '_top', '_parent'], { description: 'HTML' })),
+    useAsClickTag: Type.Optional(Type.Boolean({ description: 'HTML' })),
+    clickTagUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'HTML' })),
+    includeFallbackImage: Type.Optional(Type.Boolean({ description: 'HTML: add a JPG fallback image to the zip' })),
+    allowedSizeHashesOnly: Type.Optional(
+      Type.Array(SizeHash, {
+        minItems: 1,
+        maxItems: 100,
+        description: 'Design sets: only these sizes are generated (an unknown hash is a 422 UNKNOWN_SIZE_HASH)',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Settings of the export; a setting that does not apply to the type is ignored, one out of its domain is a 400',
+  },
+);
+
+const WebhookUrl = Type.String({
+  format: 'uri',
+  maxLength: 2048,
+  description: 'Called once when the export reaches a terminal status, whether it succeeded or failed',
+});
+
+export const GeneralSettings = Type.Object(
+  {
+    newDesignProjectId: Type.Optional(
+      Type.With(Id, { description: "Project that receives the new design; default: the template's" }),
+    ),
+    newDesignFolderId: Type.Optional(
+      Type.With(Id, { description: 'Folder for the new design; default: the root of the project' }),
+    ),
+    newDesignName: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Name of the new design, also used in the downloaded file names; default: the template\'s + " (API)"',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ExportWithChangesBody = Type.Object(
+  {
+    templateHash: DesignHash,
+    type: ExportType,
+    exportSettings: Type.Optional(ExportSettings),
+    webhookUrl: Type.Optional(WebhookUrl),
+    elementsChanges: ElementsChanges,
+    generalChanges: Type.Optional(GeneralChanges),
+    generalSettings: Type.Optional(GeneralSettings),
+  },
+  { additionalProperties: false },
+);
+
+export const ExportBody = Type.Object(
+  {
+    creativeHash: DesignHash,
+    type: ExportType,
+    exportSettings: Type.Optional(ExportSettings),
+    webhookUrl: Type.Optional(WebhookUrl),
+  },
+  { additionalProperties: false },
+);
+
+export const ExportIdParams = Type.Object({ exportId: Type.String({ format: 'uuid' }) });
+
+const DownloadUrl = (what: string) =>
+  Nullable(Type.String({ description: `${what}; null until it is ready. Signed, valid for 1 hour` }));
+
+/** A file of a single-size design. */
+export const Creative = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: ExportStatus,
+  url: DownloadUrl('Download link'),
+});
+
+export const SetCreative = Type.Object({
+  status: ExportStatus,
+  url: DownloadUrl('Download link'),
+  id: Type.String({ format: 'uuid' }),
+  size: Type.Object({
+    name: Type.String(),
+    width: Type.Number(),
+    height: Type.Number(),
+    measureUnit: Type.String(),
+  }),
+  slideNumber: Nullable(Type.Integer({ minimum: 0, description: 'Slide of a per-slide file, counting from 0' })),
+});
+
+/** The one entry of a design set: every file of the set, and one zip of them all. */
+export const SetEntry = Type.Object({
+  zipUrl: DownloadUrl('Link to one zip of every file of the set, named after newDesignName or the design'),
+  creatives: Type.Array(SetCreative),
+});
+
+export const ExportErrorLog = Nullable(
+  Type.Object(
+    {
+      code: Type.String({ description: 'Error code of the export, from the catalogue' }),
+      message: Type.String(),
+      failures: Type.Array(
+        Type.Object({
+          creativeId: Type.String({ format: 'uuid' }),
+          sizeHash: Type.String(),
+          slideNumber: Nullable(Type.Integer({ minimum: 0 })),
+          code: Type.String({ description: 'e.g. SOURCE_REJECTED, RENDER_TIMEOUT, RENDER_CRASHED' }),
+          message: Type.String(),
+        }),
+      ),
+    },
+    { description: 'null while nothing failed' },
+  ),
+);
+
+export const Export = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Export id, used to check the status' }),
+  type: Type.String({ description: 'The export type that was requested' }),
+  status: ExportStatus,
+  errorLog: ExportErrorLog,
+  creatives: Type.Array(Type.Union([Creative, SetEntry]), {
+    description: 'One entry per file of a single-size design; one set entry for a design set',
+  }),
+});
+
+export const CreateExportResponse = Ok(Type.Object({ export: Export }));
+export const GetExportResponse = Ok(Export);
+
+export type ExportSettings = Static<typeof ExportSettings>;
+export type ExportWithChangesBody = Static<typeof ExportWithChangesBody>;
+export type ExportBody = Static<typeof ExportBody>;
+export type Export = Static<typeof Export>;

@@ -1,0 +1,119 @@
+// Schemas of team webhooks (seed "Team webhooks", SPEC §8): webhooks and their actions, the signing secret, and the
+// record of deliveries.
+import { Type } from 'typebox';
+import { Id, Nullable, Ok, PageOf, PageQueryFields, Timestamp } from './common.js';
+
+const UserRef = Type.Object({ id: Type.Integer(), name: Type.String() });
+
+export const WebhookAction = Type.Object({
+  id: Type.Integer(),
+  name: Type.String({ description: 'e.g. export/complete' }),
+  description: Type.String(),
+});
+
+const ActionLinkFields = {
+  actionId: Type.Integer(),
+  createdAt: Type.With(Timestamp, { description: 'When the action was added to the webhook' }),
+  createdByUser: Type.With(UserRef, { description: 'The user who added the action' }),
+};
+
+export const ActionLink = Type.Object({
+  ...ActionLinkFields,
+  action: Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    description: Type.String(),
+    config: Type.String(),
+    createdAt: Timestamp,
+  }),
+});
+
+export const Webhook = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  webhookUrl: Type.String(),
+  createdAt: Timestamp,
+  createdByUser: UserRef,
+  actions: Type.Array(ActionLink),
+});
+
+/** As listed: the seed's list shows only `name` and `description` inside `action`. */
+export const ListedWebhook = Type.Object({
+  ...Webhook.properties,
+  actions: Type.Array(
+    Type.Object({ ...ActionLinkFields, action: Type.Object({ name: Type.String(), description: Type.String() }) }),
+  ),
+});
+
+export const ListWebhooksResponse = Ok(Type.Array(ListedWebhook));
+export const WebhookResponse = Ok(Webhook);
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Url = Type.String({ format: 'uri', maxLength: 2048, description: 'Where the deliveries are POSTed' });
+const Actions = Type.Array(Id, {
+  maxItems: 50,
+  uniqueItems: true,
+  description: 'Ids of GET /v1/webhookActions; an unknown id is a 422',
+});
+
+export const CreateWebhookBody = Type.Object(
+  { name: Name, url: Url, actions: Actions },
+  { additionalProperties: false },
+);
+
+export const UpdateWebhookBody = Type.Object(
+  {
+    webhookId: Id,
+    name: Type.Optional(Name),
+    url: Type.Optional(Url),
+    actions: Type.Optional(Type.With(Actions, { description: 'Replaces the actions of the webhook' })),
+  },
+  { additionalProperties: false },
+);
+
+export const DeleteWebhookBody = Type.Object({ webhookId: Id }, { additionalProperties: false });
+
+export const ListWebhookActionsResponse = Ok(Type.Array(WebhookAction));
+
+export const WebhookSecretResponse = Ok(
+  Type.Object({
+    secret: Type.String({
+      description: 'Signing secret (whsec_ and base64) of the Standard Webhooks signature of every delivery',
+    }),
+    createdAt: Timestamp,
+  }),
+);
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+
+export const DeliveryAttempt = Type.Object({
+  attemptedAt: Timestamp,
+  statusCode: Nullable(Type.Integer({ description: 'HTTP status of the answer; null on a network error' })),
+  error: Nullable(Type.String({ description: 'Network error or timeout' })),
+  durationMs: Type.Integer({ minimum: 0 }),
+});
+
+export const Delivery = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Also the webhook-id header and the id of the payload' }),
+  webhookId: Nullable(Type.Integer({ description: 'null for the webhookUrl of an export request' })),
+  action: Type.String({ description: 'e.g. export/complete' }),
+  url: Type.String(),
+  status: Type.Enum([...DELIVERY_STATUSES], {
+    description: 'pending while a (re)try is scheduled, succeeded on a 2xx, failed once retries are given up',
+  }),
+  attempts: Type.Array(DeliveryAttempt),
+  nextAttemptAt: Nullable(Timestamp),
+  createdAt: Timestamp,
+});
+
+export const ListDeliveriesQuery = Type.Object({
+  webhookId: Type.Optional(Type.With(Id, { description: 'Only deliveries of this webhook' })),
+  status: Type.Optional(Type.Enum([...DELIVERY_STATUSES])),
+  ...PageQueryFields,
+});
+
+export const ListDeliveriesResponse = PageOf(Delivery);
+
+export const DeliveryParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+export const DeliveryResponse = Ok(Type.Object({ delivery: Delivery }));
