@@ -25,7 +25,9 @@ function fromFastify(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('VALIDATION_FAILED', 'the Content-Length header does not match the body');
   }
-  if (error instanceof SyntaxError || error.statusCode === 400) {
+  // Fastify marks errors of reading the body with 400. A SyntaxError without that mark was thrown by our own code
+  // (a bug, e.g. JSON.parse of stored data), not by the client's body: it must stay a 500.
+  if (error.statusCode === 400) {
     return new AppError('INVALID_JSON', `the body is not valid JSON: ${error.message}`);
   }
   return null;

@@ -7,7 +7,7 @@ import {
   ListCredentialsQuery,
   ListCredentialsResponse,
 } from '../schemas/api-credentials.js';
-import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import type { App } from '../types.js';
 
 const tags = ['API credentials'];
@@ -31,7 +31,10 @@ export function apiCredentialsRoutes(app: App, { credentials }: { credentials: C
       summary: 'Create an API credential',
       description: 'The credential acts as `userId` (default: the caller). The secret is in this response only.',
       body: CreateCredentialBody,
-      response: { 200: CreateCredentialResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND') },
+      response: {
+        200: CreateCredentialResponse,
+        ...errors(...AUTHED_ERRORS, ...POST_ERRORS, 'FORBIDDEN', 'NOT_FOUND'),
+      },
     },
     handler: async (request) => ({ response: await credentials.create(actorOf(request), request.body) }),
   });

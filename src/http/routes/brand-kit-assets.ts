@@ -8,7 +8,7 @@ import {
   UploadAssetsBody,
   UploadAssetsResponse,
 } from '../schemas/brand-kit-assets.js';
-import { AUTHED_ERRORS, errors } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS } from '../schemas/common.js';
 import type { App } from '../types.js';
 import { notImplemented } from './not-implemented.js';
 
@@ -27,15 +27,7 @@ export function brandKitAssetsRoutes(app: App) {
       body: UploadAssetsBody,
       response: {
         200: UploadAssetsResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'SOURCE_REJECTED',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'SOURCE_REJECTED', 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/brandkit/uploadAssets'),
@@ -65,14 +57,7 @@ export function brandKitAssetsRoutes(app: App) {
       body: CreateMediaFolderBody,
       response: {
         200: MediaFolderResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/brandkit/mediaFolders'),

@@ -6,7 +6,7 @@ import {
   ListBrandKitsResponse,
   UpdateBrandKitBody,
 } from '../schemas/brand-kits.js';
-import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import type { App } from '../types.js';
 import { notImplemented } from './not-implemented.js';
 
@@ -32,7 +32,7 @@ export function brandKitsRoutes(app: App) {
       body: CreateBrandKitBody,
       response: {
         200: BrandKitResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/brandkits/create'),

@@ -1,4 +1,4 @@
-import { AUTHED_ERRORS, errors } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS } from '../schemas/common.js';
 import {
   CreateDesignVersionBody,
   DesignVersionStatus,
@@ -32,14 +32,7 @@ export function designVersionsRoutes(app: App) {
       body: CreateDesignVersionBody,
       response: {
         200: DesignVersionStatus,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/designVersion'),
@@ -70,14 +63,7 @@ export function designVersionsRoutes(app: App) {
       body: RestoreDesignVersionBody,
       response: {
         200: DesignVersionStatus,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/designVersion/restore'),

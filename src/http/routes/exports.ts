@@ -1,4 +1,4 @@
-import { AUTHED_ERRORS, errors } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS } from '../schemas/common.js';
 import {
   CreateExportResponse,
   ExportBody,
@@ -29,8 +29,7 @@ export function exportsRoutes(app: App) {
           ...AUTHED_ERRORS,
           'FORBIDDEN',
           'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
+          ...POST_ERRORS,
           'UNKNOWN_ELEMENT',
           'ATTRIBUTE_NOT_APPLICABLE',
           'INVALID_ELEMENT_CHANGE',
@@ -56,15 +55,7 @@ export function exportsRoutes(app: App) {
       body: ExportBody,
       response: {
         200: CreateExportResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'UNKNOWN_SIZE_HASH',
-          'NOT_IMPLEMENTED',
-          'UNAVAILABLE',
-        ),
+        ...errors(...AUTHED_ERRORS, 'NOT_FOUND', ...POST_ERRORS, 'UNKNOWN_SIZE_HASH', 'NOT_IMPLEMENTED', 'UNAVAILABLE'),
       },
     },
     handler: async () => notImplemented('POST /v1/export'),

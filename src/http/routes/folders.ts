@@ -1,4 +1,4 @@
-import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
   CreateFolderBody,
   DeleteFolderBody,
@@ -36,15 +36,7 @@ export function foldersRoutes(app: App) {
       body: CreateFolderBody,
       response: {
         200: FolderResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'INVALID_MOVE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'INVALID_MOVE', 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/folders'),
@@ -86,15 +78,7 @@ export function foldersRoutes(app: App) {
       body: MoveDesignToFolderBody,
       response: {
         200: MoveDesignToFolderResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'INVALID_MOVE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'INVALID_MOVE', 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/moveDesignToFolder'),

@@ -1,4 +1,4 @@
-import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import { ListProjectUsersQuery, ListProjectUsersResponse, ProjectUserBody } from '../schemas/project-users.js';
 import type { App } from '../types.js';
 import { notImplemented } from './not-implemented.js';
@@ -26,14 +26,7 @@ export function projectUsersRoutes(app: App) {
       body: ProjectUserBody,
       response: {
         200: StatusSuccess,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/project/users'),

@@ -1,4 +1,4 @@
-import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
   CreateProjectBody,
   DeleteProjectBody,
@@ -35,14 +35,7 @@ export function projectsRoutes(app: App) {
       body: CreateProjectBody,
       response: {
         200: ProjectResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/projects'),

@@ -1,4 +1,4 @@
-import { AUTHED_ERRORS, errors } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS } from '../schemas/common.js';
 import {
   GenerateShareLinkBody,
   GenerateShareLinkResponse,
@@ -38,8 +38,7 @@ export function shareLinksRoutes(app: App) {
         ...errors(
           ...AUTHED_ERRORS,
           'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
+          ...POST_ERRORS,
           'UNKNOWN_ELEMENT',
           'ATTRIBUTE_NOT_APPLICABLE',
           'INVALID_ELEMENT_CHANGE',

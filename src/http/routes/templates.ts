@@ -1,4 +1,4 @@
-import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
   DeleteTemplateBody,
   DesignDocumentJsonSchema,
@@ -85,15 +85,7 @@ export function templatesRoutes(app: App) {
       body: ImportTemplateBody,
       response: {
         200: TemplateResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'UNPROCESSABLE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'UNPROCESSABLE', 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/templates/import'),

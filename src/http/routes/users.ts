@@ -1,7 +1,7 @@
 import { ROLES } from '../../domain/permissions.js';
 import type { UserService } from '../../services/user.service.js';
 import { actorOf } from '../plugins/auth.js';
-import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
   CreateUserBody,
   CreateUserResponse,
@@ -34,7 +34,7 @@ export function usersRoutes(app: App, { users }: { users: UserService }) {
       tags,
       summary: 'Add a user to the team',
       body: CreateUserBody,
-      response: { 200: CreateUserResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'EMAIL_TAKEN') },
+      response: { 200: CreateUserResponse, ...errors(...AUTHED_ERRORS, ...POST_ERRORS, 'FORBIDDEN', 'EMAIL_TAKEN') },
     },
     handler: async (request) => ({ response: await users.create(actorOf(request), request.body) }),
   });

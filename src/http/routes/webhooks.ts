@@ -1,4 +1,4 @@
-import { AUTHED_ERRORS, errors, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
   CreateWebhookBody,
   DeleteWebhookBody,
@@ -39,14 +39,7 @@ export function webhooksRoutes(app: App) {
       body: CreateWebhookBody,
       response: {
         200: WebhookResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'UNPROCESSABLE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS, 'UNPROCESSABLE', 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/webhooks'),
@@ -108,7 +101,7 @@ export function webhooksRoutes(app: App) {
       description: 'Extension. Deliveries made after the rotation are signed with the new secret only.',
       response: {
         200: WebhookSecretResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/webhooks/secret/rotate'),
@@ -139,14 +132,7 @@ export function webhooksRoutes(app: App) {
       params: DeliveryParams,
       response: {
         200: DeliveryResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'FORBIDDEN',
-          'NOT_FOUND',
-          'IDEMPOTENCY_KEY_REUSED',
-          'IDEMPOTENCY_KEY_IN_USE',
-          'NOT_IMPLEMENTED',
-        ),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
       },
     },
     handler: async () => notImplemented('POST /v1/webhooks/deliveries/{id}/redeliver'),

@@ -62,6 +62,14 @@ export function errors(...codes: ErrorCode[]): Record<number, TSchema> {
 /** The errors every authenticated route can answer. */
 export const AUTHED_ERRORS: ErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED', 'TOKEN_EXPIRED', 'RATE_LIMITED'];
 
+/** What any request with a JSON body can fail with before validation. */
+export const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];
+
+/** What any POST can fail with: body errors and Idempotency-Key conflicts (SPEC §6). */
+export const POST_ERRORS: ErrorCode[] = [...BODY_ERRORS, 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE'];
+
+export const UserRef = Type.Object({ id: Type.Integer(), name: Type.String() });
+
 export const OrderByEnum = Type.Enum(['ID', 'NAME', 'CREATED_AT', 'UPDATED_AT']);
 export const OrderDirectionEnum = Type.Enum(['ASC', 'DESC']);
 

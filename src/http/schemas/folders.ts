@@ -1,10 +1,8 @@
 // Schemas of folders (seed "Folders", SPEC §11): listing the children of a folder with its breadcrumb, the folder
 // extensions, and moving a design between folders.
 import { Type } from 'typebox';
-import { Id, Nullable, Ok, Timestamp } from './common.js';
+import { Id, Nullable, Ok, Timestamp, UserRef } from './common.js';
 import { DesignHash } from './templates.js';
-
-const UserRef = Type.Object({ id: Type.Integer(), name: Type.String() });
 
 export const Folder = Type.Object({
   id: Type.Integer(),

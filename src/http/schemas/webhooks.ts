@@ -1,9 +1,7 @@
 // Schemas of team webhooks (seed "Team webhooks", SPEC §8): webhooks and their actions, the signing secret, and the
 // record of deliveries.
 import { Type } from 'typebox';
-import { Id, Nullable, Ok, PageOf, PageQueryFields, Timestamp } from './common.js';
-
-const UserRef = Type.Object({ id: Type.Integer(), name: Type.String() });
+import { Id, Nullable, Ok, PageOf, PageQueryFields, Timestamp, UserRef } from './common.js';
 
 export const WebhookAction = Type.Object({
   id: Type.Integer(),

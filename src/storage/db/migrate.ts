@@ -2,12 +2,16 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Db } from './database.js';
 import { platform } from './migrations/0001_platform.js';
+import { workspace } from './migrations/0002_workspace.js';
+import { events } from './migrations/0003_events.js';
 
 function provider(db: Db): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
         '0001_platform': platform(db.dialect),
+        '0002_workspace': workspace(db.dialect),
+        '0003_events': events(db.dialect),
       };
     },
   };
