@@ -37,4 +37,59 @@ export interface Database {
   teams: TeamsTable;
   users: UsersTable;
   api_credentials: ApiCredentialsTable;
+  // events issue (migration 0003):
+  webhooks: WebhooksTable;
+  webhook_actions: WebhookActionsTable;
+  team_signing_secrets: TeamSigningSecretsTable;
+  events_outbox: EventsOutboxTable;
+  ad_network_team_status: AdNetworkTeamStatusTable;
+}
+
+// ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  team_id: number;
+  name: string;
+  url: string;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The actions (src/events/catalogue.ts ids) a webhook subscribes to, with who added each and when. */
+export interface WebhookActionsTable {
+  webhook_id: number;
+  action_id: number;
+  created_by: number;
+  created_at: string;
+}
+
+export interface TeamSigningSecretsTable {
+  team_id: number;
+  /** `whsec_` + base64 of 32 random bytes, as Standard Webhooks spells a secret. */
+  secret: string;
+  created_at: string;
+}
+
+/** One row per event (SPEC §8); a delivery worker reads the pending ones. */
+export interface EventsOutboxTable {
+  /** UUID, also the `id` of the payload. */
+  id: string;
+  team_id: number;
+  action: string;
+  /** JSON text of `{ id, action, teamId, occurredAt, data }`. */
+  payload: string;
+  occurred_at: string;
+  status: ColumnType<string, string | undefined, string>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: string;
+}
+
+/** Only deviations from the default: a network without a row is enabled for the team. */
+export interface AdNetworkTeamStatusTable {
+  team_id: number;
+  ad_network_id: number;
+  /** 1 enabled, 0 disabled. */
+  status: number;
 }

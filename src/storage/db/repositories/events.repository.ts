@@ -1,0 +1,55 @@
+// The event outbox (SPEC §8). Rows are written by src/events/outbox.ts, inside the caller's transaction when it has
+// one; the delivery worker of the exports issue reads the pending ones and fans them out to the team's webhooks.
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+
+export interface OutboxRow {
+  id: string;
+  team_id: number;
+  action: string;
+  payload: string;
+  occurred_at: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+}
+
+const COLUMNS = ['id', 'team_id', 'action', 'payload', 'occurred_at', 'status', 'attempts', 'next_attempt_at'] as const;
+
+export function createEventRepository(db: Kysely<Database>) {
+  return {
+    /** A pending row, due at once. */
+    async insert(event: { id: string; teamId: number; action: string; payload: string; occurredAt: string }) {
+      await db
+        .insertInto('events_outbox')
+        .values({
+          id: event.id,
+          team_id: event.teamId,
+          action: event.action,
+          payload: event.payload,
+          occurred_at: event.occurredAt,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: event.occurredAt,
+        })
+        .execute();
+    },
+
+    async findById(id: string): Promise<OutboxRow | undefined> {
+      return db.selectFrom('events_outbox').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+    },
+
+    /** Events of a team, oldest first (ties broken by id, which is random, so only for a stable order). */
+    async listByTeam(teamId: number): Promise<OutboxRow[]> {
+      return db
+        .selectFrom('events_outbox')
+        .select(COLUMNS)
+        .where('team_id', '=', teamId)
+        .orderBy('occurred_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
+    },
+  };
+}
+
+export type EventRepository = ReturnType<typeof createEventRepository>;
