@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { type PageQuery, pageRequest } from '../domain/page.js';
 import { OWNER, ROLES, roleById, roleByName } from '../domain/permissions.js';
 import { AppError } from '../errors.js';
+import { recordEvent } from '../events/outbox.js';
 import type { Actor } from '../http/types.js';
 import type { Dialect } from '../storage/db/database.js';
 import { type UserRepository, type UserRow, withTeamLock } from '../storage/db/repositories/users.repository.js';
@@ -66,6 +67,8 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
       }
       try {
         const row = await users.insert({ teamId: actor.teamId, name: input.name.trim(), email, roleId: role.id });
+        // Recorded after the insert commits (the repository owns its transaction): a crash in between loses the event.
+        await recordEvent(db, { teamId: actor.teamId, action: 'user/create', data: { user: toNode(row) } });
         return { id: row.id, name: row.name, email: row.email };
       } catch (error) {
         // The unique index settles a race between two creations of the same email.
@@ -77,7 +80,7 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
     },
 
     async delete(actor: Actor, email: string) {
-      await withTeamLock(db, dialect, actor.teamId, async (tx) => {
+      const deleted = await withTeamLock(db, dialect, actor.teamId, async (tx) => {
         const target = await tx.findByEmail(actor.teamId, email.trim());
         if (!target) throw new AppError('NOT_FOUND', `email: no user of this team has the email ${email}`);
         guardOwnerChange(actor, target, null);
@@ -88,7 +91,10 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
           );
         }
         await tx.softDelete(actor.teamId, target.id);
+        return target;
       });
+      // After the commit: withTeamLock hands out a repository, not its transaction; a crash in between loses the event.
+      await recordEvent(db, { teamId: actor.teamId, action: 'user/delete', data: { user: toNode(deleted) } });
     },
 
     async updateRole(actor: Actor, input: { userId: number; roleId: number }) {
