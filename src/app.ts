@@ -29,11 +29,16 @@ import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { createAccess } from './services/access.js';
 import { createAuthService } from './services/auth.service.js';
+import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
 import { createUserService } from './services/user.service.js';
 import type { Db } from './storage/db/database.js';
+import { createBrandKitRepository } from './storage/db/repositories/brand-kits.repository.js';
 import { createCredentialRepository } from './storage/db/repositories/credentials.repository.js';
+import { createFolderRepository } from './storage/db/repositories/folders.repository.js';
+import { createProjectRepository } from './storage/db/repositories/projects.repository.js';
 import { createUserRepository } from './storage/db/repositories/users.repository.js';
 import type { ServerKeys } from './storage/secrets.js';
 
@@ -83,6 +88,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const users = createUserRepository(db.kysely);
   const credentials = createCredentialRepository(db.kysely);
   const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
+  const brandKits = createBrandKitRepository(db.kysely);
+  const projects = createProjectRepository(db.kysely);
+  const folders = createFolderRepository(db.kysely, db.dialect);
+  const access = createAccess({ projects, brandKits, folders });
 
   requestIdPlugin(app);
   errorHandlerPlugin(app);
@@ -116,7 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   projectUsersRoutes(app);
   foldersRoutes(app);
   designVersionsRoutes(app);
-  brandKitsRoutes(app);
+  brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access }) });
   brandKitAssetsRoutes(app);
   adNetworksRoutes(app);
   webhooksRoutes(app);

@@ -1,3 +1,5 @@
+import type { BrandKitService } from '../../services/brand-kit.service.js';
+import { actorOf } from '../plugins/auth.js';
 import {
   BrandKitResponse,
   CreateBrandKitBody,
@@ -6,22 +8,26 @@ import {
   ListBrandKitsResponse,
   UpdateBrandKitBody,
 } from '../schemas/brand-kits.js';
-import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
+import { AUTHED_ERRORS, BODY_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import type { App } from '../types.js';
-import { notImplemented } from './not-implemented.js';
 
 const tags = ['Brand kits'];
 
-export function brandKitsRoutes(app: App) {
+// PUT and DELETE name an existing brand kit: the route only asks for `read` and the service checks `content:write`
+// after finding the kit, so that another team's kit is a 404 for every role (see services/access.ts).
+const WRITE_AFTER_LOOKUP =
+  'Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.';
+
+export function brandKitsRoutes(app: App, { brandKits }: { brandKits: BrandKitService }) {
   app.get('/v1/brandkits', {
     config: { permission: 'read' },
     schema: {
       tags,
       summary: 'List the brand kits of the team',
       querystring: ListBrandKitsQuery,
-      response: { 200: ListBrandKitsResponse, ...errors(...AUTHED_ERRORS, 'INVALID_CURSOR', 'NOT_IMPLEMENTED') },
+      response: { 200: ListBrandKitsResponse, ...errors(...AUTHED_ERRORS, 'INVALID_CURSOR') },
     },
-    handler: async () => notImplemented('GET /v1/brandkits'),
+    handler: async (request) => ({ response: await brandKits.list(actorOf(request), request.query) }),
   });
 
   app.post('/v1/brandkits/create', {
@@ -32,35 +38,39 @@ export function brandKitsRoutes(app: App) {
       body: CreateBrandKitBody,
       response: {
         200: BrandKitResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS),
       },
     },
-    handler: async () => notImplemented('POST /v1/brandkits/create'),
+    handler: async (request) => ({ response: await brandKits.create(actorOf(request), request.body) }),
   });
 
   app.put('/v1/brandkits', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Rename a brand kit',
+      description: WRITE_AFTER_LOOKUP,
       body: UpdateBrandKitBody,
-      response: { 200: BrandKitResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: BrandKitResponse, ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('PUT /v1/brandkits'),
+    handler: async (request) => ({ response: await brandKits.rename(actorOf(request), request.body) }),
   });
 
   app.delete('/v1/brandkits', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Delete a brand kit',
-      description: 'A brand kit that a project still uses cannot be deleted (409 BRANDKIT_IN_USE).',
+      description: `A brand kit that a project still uses cannot be deleted (409 BRANDKIT_IN_USE). ${WRITE_AFTER_LOOKUP}`,
       body: DeleteBrandKitBody,
       response: {
         200: StatusSuccess,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'BRANDKIT_IN_USE', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'BRANDKIT_IN_USE'),
       },
     },
-    handler: async () => notImplemented('DELETE /v1/brandkits'),
+    handler: async (request) => {
+      await brandKits.delete(actorOf(request), request.body.brandkitId);
+      return { response: { status: 'success' as const } };
+    },
   });
 }

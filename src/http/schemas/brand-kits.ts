@@ -36,7 +36,8 @@ export const ListBrandKitsQuery = Type.Object({
 
 export const ListBrandKitsResponse = PageOf(BrandKitNode);
 
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+/** A name with at least one visible character; surrounding spaces are trimmed when stored. */
+const Name = Type.String({ maxLength: 200, pattern: '\\S', 'x-rule': 'must not be empty or only spaces' });
 
 export const CreateBrandKitBody = Type.Object({ name: Name }, { additionalProperties: false });
 

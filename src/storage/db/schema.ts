@@ -33,6 +33,49 @@ export interface ApiCredentialsTable {
   last_used_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+export interface BrandKitsTable {
+  id: Generated<number>;
+  team_id: number;
+  name: string;
+  /** JSON array of typography entries (seed: fontId, fontName, fontSize, fontWeight, type). */
+  typography: ColumnType<string, string | undefined, string>;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  team_id: number;
+  name: string;
+  color: string;
+  description: string | null;
+  brand_kit_id: number;
+  is_brand_kit_selectable: ColumnType<number, number | undefined, number>;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Membership: Editors and Viewers see the projects they are users of (SPEC §2). */
+export interface ProjectUsersTable {
+  project_id: number;
+  user_id: number;
+  created_at: string;
+}
+
+export interface FoldersTable {
+  id: Generated<number>;
+  project_id: number;
+  /** null at the root of the project. */
+  parent_id: number | null;
+  name: string;
+  created_by: number;
+  updated_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   teams: TeamsTable;
   users: UsersTable;
@@ -43,6 +86,10 @@ export interface Database {
   team_signing_secrets: TeamSigningSecretsTable;
   events_outbox: EventsOutboxTable;
   ad_network_team_status: AdNetworkTeamStatusTable;
+  brand_kits: BrandKitsTable;
+  projects: ProjectsTable;
+  project_users: ProjectUsersTable;
+  folders: FoldersTable;
 }
 
 // ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----

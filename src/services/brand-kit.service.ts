@@ -1,0 +1,97 @@
+// Brand kits (SPEC §11): team-wide, managed by Editors and stronger; a kit that a project uses cannot be deleted.
+import type { Kysely } from 'kysely';
+import { type PageQuery, pageRequest } from '../domain/page.js';
+import { AppError } from '../errors.js';
+import type { Actor } from '../http/types.js';
+import {
+  type BrandKitRepository,
+  type BrandKitRow,
+  createBrandKitRepository,
+} from '../storage/db/repositories/brand-kits.repository.js';
+import type { Database } from '../storage/db/schema.js';
+import type { Access } from './access.js';
+
+export interface BrandKitServiceDeps {
+  db: Kysely<Database>;
+  brandKits: Pick<BrandKitRepository, 'list' | 'insert' | 'rename'>;
+  access: Pick<Access, 'requireBrandKit'>;
+}
+
+/** The brand kit as create and update answer it (SPEC §11). */
+export function brandKitOf(row: BrandKitRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    teamId: row.team_id,
+    createdBy: row.created_by,
+    typography: row.typography,
+    createdAt: row.created_at,
+  };
+}
+
+function inUse(brandKitId: number, projects?: number): AppError {
+  const users = projects === undefined || projects === 1 ? 'a project' : `${projects} projects`;
+  return new AppError(
+    'BRANDKIT_IN_USE',
+    `brandkitId: brand kit ${brandKitId} is used by ${users}; ` +
+      'assign another brand kit to them first (PUT /v1/projects with assignedBrandKitId)',
+  );
+}
+
+/** A foreign key refused the delete: a project started using the kit after our check. */
+function isForeignKeyViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '23503' || /FOREIGN KEY constraint failed/i.test(String(e?.message));
+}
+
+export function createBrandKitService({ db, brandKits, access }: BrandKitServiceDeps) {
+  return {
+    async list(actor: Actor, query: PageQuery & { keyword?: string }) {
+      const keyword = query.keyword?.trim() || undefined;
+      const page = pageRequest(query, { keyword }, { orderBy: 'CREATED_AT', direction: 'DESC' });
+      const result = await brandKits.list(actor.teamId, keyword, page);
+      return {
+        ...result,
+        nodes: result.nodes.map((row) => ({
+          id: row.id,
+          name: row.name,
+          teamId: row.team_id,
+          createdBy: row.created_by,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+          // Brand kit assets arrive with their own issue; until then no kit has any.
+          assetCount: 0,
+        })),
+      };
+    },
+
+    async create(actor: Actor, input: { name: string }) {
+      const row = await brandKits.insert({ teamId: actor.teamId, name: input.name.trim(), createdBy: actor.userId });
+      return { brandKit: brandKitOf(row) };
+    },
+
+    async rename(actor: Actor, input: { brandkitId: number; name: string }) {
+      const kit = await access.requireBrandKit(actor, input.brandkitId, 'content:write');
+      const name = input.name.trim();
+      await brandKits.rename(actor.teamId, kit.id, name);
+      return { brandKit: brandKitOf({ ...kit, name }) };
+    },
+
+    async delete(actor: Actor, brandkitId: number): Promise<void> {
+      const kit = await access.requireBrandKit(actor, brandkitId, 'content:write');
+      try {
+        await db.transaction().execute(async (tx) => {
+          const repo = createBrandKitRepository(tx);
+          const projects = await repo.countProjectsUsing(kit.id);
+          if (projects > 0) throw inUse(kit.id, projects);
+          await repo.delete(actor.teamId, kit.id);
+        });
+      } catch (error) {
+        if (isForeignKeyViolation(error)) throw inUse(kit.id);
+        throw error;
+      }
+    },
+  };
+}
+
+export type BrandKitService = ReturnType<typeof createBrandKitService>;

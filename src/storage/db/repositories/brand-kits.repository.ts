@@ -1,0 +1,106 @@
+// Brand kits: team-wide, so every query is scoped by team id. Typography is stored as JSON text.
+import { type Expression, type Kysely, sql } from 'kysely';
+import type { PageRequest } from '../../../domain/page.js';
+import { now } from '../database.js';
+import { paginate } from '../paginate.js';
+import type { Database } from '../schema.js';
+
+export interface TypographyEntry {
+  fontId: number | null;
+  fontName: string;
+  fontSize: number;
+  fontWeight: string;
+  type: string;
+}
+
+export interface BrandKitRow {
+  id: number;
+  team_id: number;
+  name: string;
+  typography: TypographyEntry[];
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = ['id', 'team_id', 'name', 'typography', 'created_by', 'created_at', 'updated_at'] as const;
+
+type StoredRow = Omit<BrandKitRow, 'typography'> & { typography: string };
+
+function fromStored(row: StoredRow): BrandKitRow {
+  return { ...row, typography: JSON.parse(row.typography) as TypographyEntry[] };
+}
+
+/** Case-insensitive substring match in which LIKE's wildcards are plain characters (as in users.repository). */
+function nameContains(column: Expression<string>, keyword: string) {
+  const like = `%${keyword.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  // ESCAPE is explicit: PostgreSQL defaults to backslash, SQLite has no escape character without it.
+  return sql<boolean>`lower(${column}) like ${like} escape '\\'`;
+}
+
+export function createBrandKitRepository(db: Kysely<Database>) {
+  return {
+    async findById(teamId: number, id: number): Promise<BrandKitRow | undefined> {
+      const row = await db
+        .selectFrom('brand_kits')
+        .select(COLUMNS)
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && fromStored(row);
+    },
+
+    async list(teamId: number, keyword: string | undefined, page: PageRequest) {
+      let query = db.selectFrom('brand_kits').select(COLUMNS).where('team_id', '=', teamId);
+      if (keyword) query = query.where((eb) => nameContains(eb.ref('name'), keyword));
+      const result = await paginate<StoredRow>(query, page, 'id', {
+        NAME: 'name',
+        CREATED_AT: 'created_at',
+        UPDATED_AT: 'updated_at',
+      });
+      return { ...result, nodes: result.nodes.map(fromStored) };
+    },
+
+    async insert(kit: { teamId: number; name: string; createdBy: number }): Promise<BrandKitRow> {
+      const at = now();
+      const row = await db
+        .insertInto('brand_kits')
+        .values({
+          team_id: kit.teamId,
+          name: kit.name,
+          typography: '[]',
+          created_by: kit.createdBy,
+          created_at: at,
+          updated_at: at,
+        })
+        .returning(COLUMNS)
+        .executeTakeFirstOrThrow();
+      return fromStored(row);
+    },
+
+    async rename(teamId: number, id: number, name: string): Promise<void> {
+      await db
+        .updateTable('brand_kits')
+        .set({ name, updated_at: now() })
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async delete(teamId: number, id: number): Promise<void> {
+      await db.deleteFrom('brand_kits').where('team_id', '=', teamId).where('id', '=', id).execute();
+    },
+
+    /** How many projects use the brand kit (a used kit cannot be deleted). */
+    async countProjectsUsing(id: number): Promise<number> {
+      const row = await db
+        .selectFrom('projects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('brand_kit_id', '=', id)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+  };
+}
+
+export type BrandKitRepository = ReturnType<typeof createBrandKitRepository>;
