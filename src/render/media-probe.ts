@@ -1,0 +1,115 @@
+// What a media file measures: image dimensions from the header (image-size, no decoding), audio/video duration and
+// video dimensions by probing with ffprobe (the binary of @ffprobe-installer/ffprobe, else `ffprobe` on PATH).
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { imageSize } from 'image-size';
+import type { MediaFormat } from './sniff.js';
+
+export interface ImageDimensions {
+  width: number;
+  height: number;
+}
+
+/**
+ * Width and height as displayed (JPEG EXIF orientations 5–8 swap them), or null when the header has none (an SVG
+ * without width, height or viewBox). Throws when the header is broken.
+ */
+export function imageDimensions(bytes: Uint8Array): ImageDimensions | null {
+  const size = imageSize(bytes);
+  if (!size.width || !size.height) return null;
+  const swapped = size.orientation !== undefined && size.orientation >= 5;
+  return swapped ? { width: size.height, height: size.width } : { width: size.width, height: size.height };
+}
+
+export interface ProbeResult {
+  /** Seconds, when the container says. */
+  durationSeconds?: number;
+  /** Of the first video stream. */
+  width?: number;
+  height?: number;
+  hasVideo: boolean;
+  hasAudio: boolean;
+}
+
+/** Measures an audio or video file; null when no prober is available here (the duration is then unknown). */
+export type MediaProber = (bytes: Uint8Array, format: MediaFormat) => Promise<ProbeResult | null>;
+
+export class ProbeError extends Error {}
+
+/** The ffprobe binary: the one @ffprobe-installer ships for this platform, else `ffprobe` from PATH. */
+export function ffprobePath(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return (require('@ffprobe-installer/ffprobe') as { path: string }).path;
+  } catch {
+    return 'ffprobe';
+  }
+}
+
+interface FfprobeJson {
+  format?: { duration?: string };
+  streams?: { codec_type?: string; width?: number; height?: number; duration?: string }[];
+}
+
+/**
+ * A prober that runs ffprobe on a temporary copy of the file (a pipe would not do: MP4s often keep their index at
+ * the end, which ffprobe must seek to). Resolves null when no ffprobe binary can be started.
+ */
+export function createFfprobeProber(options: { binary?: string; timeoutMs?: number } = {}): MediaProber {
+  const binary = options.binary ?? ffprobePath();
+  const timeout = options.timeoutMs ?? 10_000;
+  let missing = false;
+  return async (bytes, format) => {
+    if (missing) return null;
+    const file = path.join(os.tmpdir(), `placard-probe-${randomBytes(8).toString('hex')}.${format}`);
+    await fs.writeFile(file, bytes, { flag: 'wx', mode: 0o600 });
+    try {
+      const stdout = await new Promise<string>((resolve, reject) => {
+        execFile(
+          binary,
+          ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file],
+          { timeout, maxBuffer: 4 * 1024 * 1024, windowsHide: true },
+          (error, out, err) => {
+            if (error) {
+              if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+                reject(error);
+                return;
+              }
+              const firstLine = String(err).trim().split('\n')[0]?.replace(file, 'the file') ?? '';
+              reject(new ProbeError(error.killed ? 'probing took too long' : firstLine || error.message));
+              return;
+            }
+            resolve(String(out));
+          },
+        );
+      });
+      const json = JSON.parse(stdout) as FfprobeJson;
+      const streams = json.streams ?? [];
+      const video = streams.find((s) => s.codec_type === 'video');
+      // The container's duration when it has one; otherwise the longest stream's.
+      const seconds = (d: string | undefined) => (d !== undefined && Number.isFinite(Number(d)) ? Number(d) : null);
+      const streamDurations = streams.map((s) => seconds(s.duration)).filter((d): d is number => d !== null);
+      const duration =
+        seconds(json.format?.duration) ?? (streamDurations.length ? Math.max(...streamDurations) : undefined);
+      return {
+        durationSeconds: duration,
+        width: video?.width || undefined,
+        height: video?.height || undefined,
+        hasVideo: Boolean(video),
+        hasAudio: streams.some((s) => s.codec_type === 'audio'),
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        missing = true;
+        return null;
+      }
+      throw error;
+    } finally {
+      await fs.rm(file, { force: true });
+    }
+  };
+}
