@@ -34,12 +34,14 @@ import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
 import { createUserService } from './services/user.service.js';
+import { createWebhookService } from './services/webhook.service.js';
 import type { Db } from './storage/db/database.js';
 import { createBrandKitRepository } from './storage/db/repositories/brand-kits.repository.js';
 import { createCredentialRepository } from './storage/db/repositories/credentials.repository.js';
 import { createFolderRepository } from './storage/db/repositories/folders.repository.js';
 import { createProjectRepository } from './storage/db/repositories/projects.repository.js';
 import { createUserRepository } from './storage/db/repositories/users.repository.js';
+import { createWebhookRepository } from './storage/db/repositories/webhooks.repository.js';
 import type { ServerKeys } from './storage/secrets.js';
 
 export interface AppDeps {
@@ -128,7 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access }) });
   brandKitAssetsRoutes(app);
   adNetworksRoutes(app);
-  webhooksRoutes(app);
+  webhooksRoutes(app, { webhooks: createWebhookService({ webhooks: createWebhookRepository(db.kysely) }) });
 
   return app;
 }

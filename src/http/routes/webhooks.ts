@@ -1,3 +1,5 @@
+import type { WebhookService } from '../../services/webhook.service.js';
+import { actorOf } from '../plugins/auth.js';
 import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
   CreateWebhookBody,
@@ -17,15 +19,15 @@ import { notImplemented } from './not-implemented.js';
 
 const tags = ['Team webhooks'];
 
-export function webhooksRoutes(app: App) {
+export function webhooksRoutes(app: App, { webhooks }: { webhooks: WebhookService }) {
   app.get('/v1/webhooks', {
     config: { permission: 'team:manage' },
     schema: {
       tags,
       summary: 'List the webhooks of the team',
-      response: { 200: ListWebhooksResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_IMPLEMENTED') },
+      response: { 200: ListWebhooksResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN') },
     },
-    handler: async () => notImplemented('GET /v1/webhooks'),
+    handler: async (request) => ({ response: await webhooks.list(actorOf(request)) }),
   });
 
   app.post('/v1/webhooks', {
@@ -39,10 +41,10 @@ export function webhooksRoutes(app: App) {
       body: CreateWebhookBody,
       response: {
         200: WebhookResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS, 'UNPROCESSABLE', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS, 'UNPROCESSABLE'),
       },
     },
-    handler: async () => notImplemented('POST /v1/webhooks'),
+    handler: async (request) => ({ response: await webhooks.create(actorOf(request), request.body) }),
   });
 
   app.put('/v1/webhooks', {
@@ -53,10 +55,10 @@ export function webhooksRoutes(app: App) {
       body: UpdateWebhookBody,
       response: {
         200: WebhookResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'UNPROCESSABLE', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'UNPROCESSABLE'),
       },
     },
-    handler: async () => notImplemented('PUT /v1/webhooks'),
+    handler: async (request) => ({ response: await webhooks.update(actorOf(request), request.body) }),
   });
 
   app.delete('/v1/webhooks', {
@@ -65,9 +67,12 @@ export function webhooksRoutes(app: App) {
       tags,
       summary: 'Delete a webhook',
       body: DeleteWebhookBody,
-      response: { 200: StatusSuccess, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: StatusSuccess, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('DELETE /v1/webhooks'),
+    handler: async (request) => {
+      await webhooks.delete(actorOf(request), request.body.webhookId);
+      return { response: { status: 'success' as const } };
+    },
   });
 
   app.get('/v1/webhookActions', {
@@ -77,9 +82,9 @@ export function webhooksRoutes(app: App) {
       tags,
       summary: 'List the actions a webhook can subscribe to',
       description: 'Extension.',
-      response: { 200: ListWebhookActionsResponse, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
+      response: { 200: ListWebhookActionsResponse, ...errors(...AUTHED_ERRORS) },
     },
-    handler: async () => notImplemented('GET /v1/webhookActions'),
+    handler: async () => ({ response: webhooks.actions() }),
   });
 
   app.get('/v1/webhooks/secret', {
@@ -88,9 +93,9 @@ export function webhooksRoutes(app: App) {
       tags,
       summary: 'The signing secret of the team webhooks',
       description: 'Extension.',
-      response: { 200: WebhookSecretResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_IMPLEMENTED') },
+      response: { 200: WebhookSecretResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN') },
     },
-    handler: async () => notImplemented('GET /v1/webhooks/secret'),
+    handler: async (request) => ({ response: await webhooks.secret(actorOf(request)) }),
   });
 
   app.post('/v1/webhooks/secret/rotate', {
@@ -99,12 +104,9 @@ export function webhooksRoutes(app: App) {
       tags,
       summary: 'Replace the signing secret of the team webhooks',
       description: 'Extension. Deliveries made after the rotation are signed with the new secret only.',
-      response: {
-        200: WebhookSecretResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
-      },
+      response: { 200: WebhookSecretResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', ...POST_ERRORS) },
     },
-    handler: async () => notImplemented('POST /v1/webhooks/secret/rotate'),
+    handler: async (request) => ({ response: await webhooks.rotateSecret(actorOf(request)) }),
   });
 
   app.get('/v1/webhooks/deliveries', {

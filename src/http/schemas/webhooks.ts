@@ -47,11 +47,17 @@ export const ListWebhooksResponse = Ok(Type.Array(ListedWebhook));
 export const WebhookResponse = Ok(Webhook);
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
-const Url = Type.String({ format: 'uri', maxLength: 2048, description: 'Where the deliveries are POSTed' });
+const Url = Type.String({
+  format: 'uri',
+  // Deliveries are HTTP POSTs: another scheme (ftp:, mailto:, javascript:) could never receive one.
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#\\s]+',
+  'x-rule': 'must be an http:// or https:// URL with a host',
+  maxLength: 2048,
+  description: 'Where the deliveries are POSTed (http or https)',
+});
 const Actions = Type.Array(Id, {
   maxItems: 50,
-  uniqueItems: true,
-  description: 'Ids of GET /v1/webhookActions; an unknown id is a 422',
+  description: 'Ids of GET /v1/webhookActions; an unknown id is a 422; a repeated id counts once',
 });
 
 export const CreateWebhookBody = Type.Object(
