@@ -33,6 +33,7 @@ import { createAccess } from './services/access.js';
 import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
+import { createProjectService } from './services/project.service.js';
 import { createUserService } from './services/user.service.js';
 import { createWebhookService } from './services/webhook.service.js';
 import type { Db } from './storage/db/database.js';
@@ -119,15 +120,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
   avatarRoutes(app, { users, keys });
+  const projectService = createProjectService({
+    db: db.kysely,
+    projects,
+    brandKits,
+    users,
+    access,
+    keys,
+    publicUrl: config.publicUrl,
+  });
+  projectsRoutes(app, { projects: projectService });
+  projectUsersRoutes(app, { projects: projectService });
+  brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access }) });
   // Contract routes of later issues (declared with their schemas, answering 501 until they land):
   exportsRoutes(app);
   templatesRoutes(app);
   shareLinksRoutes(app);
-  projectsRoutes(app);
-  projectUsersRoutes(app);
   foldersRoutes(app);
   designVersionsRoutes(app);
-  brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access }) });
   brandKitAssetsRoutes(app);
   adNetworksRoutes(app);
   webhooksRoutes(app, { webhooks: createWebhookService({ webhooks: createWebhookRepository(db.kysely) }) });

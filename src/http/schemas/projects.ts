@@ -9,6 +9,8 @@ const Colour = Type.String({
   description: 'Hex colour, `#` and 6 hex digits; one is chosen at creation when none is given',
 });
 const Description = Type.String({ maxLength: 2000 });
+/** A name with at least one visible character; surrounding spaces are trimmed when stored. */
+const Name = Type.String({ maxLength: 200, pattern: '\\S', 'x-rule': 'must not be empty or only spaces' });
 
 export const ProjectNode = Type.Object({
   id: Type.Integer(),
@@ -44,7 +46,7 @@ export const ListProjectsResponse = PageOf(ProjectNode);
 
 export const CreateProjectBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Name,
     brandKitId: Id,
     color: Type.Optional(Colour),
     description: Type.Optional(Nullable(Description)),
@@ -55,7 +57,7 @@ export const CreateProjectBody = Type.Object(
 export const UpdateProjectBody = Type.Object(
   {
     projectId: Id,
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    name: Type.Optional(Name),
     assignedBrandKitId: Type.Optional(Type.With(Id, { description: 'Changes the brand kit of the project' })),
     isBrandKitSelectable: Type.Optional(
       Type.Boolean({ description: 'True when brand kits can be chosen from the editor' }),
