@@ -1,6 +1,7 @@
 // Schemas of designs (the seed's templates): hashes, the listed node, sizes, the design document, its editable
 // elements, fonts, and the element changes (SPEC §5) that exports and share links apply to a design.
 import { type Static, Type } from 'typebox';
+import { DesignDocument } from '../../domain/design.schema.js';
 import { Id, Nullable, Ok, PageOf, PageQueryFields } from './common.js';
 
 const HASH_RULE = 'must be 7 lowercase letters or digits';
@@ -26,16 +27,10 @@ export const HexColour = Type.String({
 });
 
 /**
- * The design document (SPEC §5). A placeholder until the document model lands: swap it here and every route that
- * reads or writes a document follows.
+ * The design document (SPEC §5), defined with the layer union of elements/registry.ts in domain/design.schema.ts and
+ * re-exported here so that every route that reads or writes a document validates and documents the real thing.
  */
-export const DesignDocument = Type.Object(
-  {},
-  {
-    additionalProperties: true,
-    description: 'Design document (SPEC §5); published at /v1/schemas/design-document.json',
-  },
-);
+export { DesignDocument };
 
 // ---- element changes (SPEC §5), shared by exports and share links ----
 

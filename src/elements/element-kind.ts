@@ -1,0 +1,70 @@
+// The ElementKind contract: everything the service knows about one element type, assembled in elements/<type>/index.ts
+// and looked up only through registry.ts. The element-changes validator, the elements endpoint, the renderer and the
+// HTML5 packager all ask a kind instead of branching on `element.type`.
+import type { TObject } from 'typebox';
+import type { BaseElement } from './common.js';
+
+/** The element-change attributes of SPEC §5 (the same list as the HTTP schema's ELEMENT_CHANGE_ATTRIBUTES). */
+export const CHANGE_ATTRIBUTES = [
+  'LABEL',
+  'SOURCE',
+  'CODE',
+  'VISIBILITY',
+  'FONTVARIANT',
+  'TEXTMARKDOWN',
+  'TEXTCOLOR',
+  'BGCOLOR',
+  'SVGCOLORS',
+  'LINEHEIGHT',
+  'LETTERSPACING',
+  'FONTFAMILY',
+] as const;
+export type ChangeAttribute = (typeof CHANGE_ATTRIBUTES)[number];
+
+/**
+ * A change whose value has passed its attribute's rule (domain/changes.ts) and is typed: a kind applies it without
+ * checking anything again. FONTFAMILY carries the variant to use in the new family (the element's own when the
+ * family has it, else the nearest one), so a kind never needs the font catalogue.
+ */
+export type ParsedChange =
+  | { attribute: 'LABEL' | 'TEXTMARKDOWN' | 'SOURCE' | 'CODE' | 'FONTVARIANT'; value: string }
+  | { attribute: 'TEXTCOLOR' | 'BGCOLOR'; value: string }
+  | { attribute: 'VISIBILITY'; value: boolean }
+  | { attribute: 'FONTFAMILY'; value: string; variant: string }
+  | { attribute: 'SVGCOLORS'; value: string[] }
+  | { attribute: 'LINEHEIGHT' | 'LETTERSPACING'; value: number };
+
+/** The font an element draws its text with. */
+export interface FontRef {
+  fontFamily: string;
+  fontVariant: string;
+}
+
+export interface ElementKind<E extends BaseElement = BaseElement> {
+  readonly type: E['type'];
+  /** The TypeBox schema of one element of this type (additionalProperties: false). */
+  readonly schema: TObject;
+  /** The change attributes this type accepts (SPEC §5 table); anything else is ATTRIBUTE_NOT_APPLICABLE. */
+  readonly acceptedChanges: readonly ChangeAttribute[];
+  /** A copy of the element with one accepted, already validated change applied. Never mutates `element`. */
+  applyChange(element: E, change: ParsedChange): E;
+  /** What GET /v1/templates/{hash}/elements shows as `value`: the text, label, source or embed code, or null. */
+  editableValue(element: E): string | null;
+  /** The font of a type that draws text (text, button); absent for the others. */
+  fontOf?(element: E): FontRef;
+  // The renderer issue fills these in; their signatures are refined there. They are optional so that the document
+  // model, the changes and the elements endpoint work before any renderer exists.
+  measure?(element: E, context: unknown): unknown;
+  draw?(element: E, context: unknown): unknown;
+  toHtml?(element: E, context: unknown): unknown;
+}
+
+/** Raised when a kind is asked to apply a change it does not accept: a bug in the caller, never a user error. */
+export function unsupportedChange(type: string, attribute: ChangeAttribute): never {
+  throw new Error(`${type} elements do not accept ${attribute}; domain/changes.ts should have refused it`);
+}
+
+/** VISIBILITY means the same on every type. */
+export function applyVisibility<E extends BaseElement>(element: E, change: ParsedChange): E | undefined {
+  return change.attribute === 'VISIBILITY' ? { ...element, visible: change.value } : undefined;
+}
