@@ -30,6 +30,7 @@ import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { createAccess } from './services/access.js';
+import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
@@ -37,6 +38,7 @@ import { createProjectService } from './services/project.service.js';
 import { createUserService } from './services/user.service.js';
 import { createWebhookService } from './services/webhook.service.js';
 import type { Db } from './storage/db/database.js';
+import { createAdNetworkRepository } from './storage/db/repositories/ad-networks.repository.js';
 import { createBrandKitRepository } from './storage/db/repositories/brand-kits.repository.js';
 import { createCredentialRepository } from './storage/db/repositories/credentials.repository.js';
 import { createFolderRepository } from './storage/db/repositories/folders.repository.js';
@@ -139,7 +141,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   foldersRoutes(app);
   designVersionsRoutes(app);
   brandKitAssetsRoutes(app);
-  adNetworksRoutes(app);
+  adNetworksRoutes(app, {
+    adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
+  });
   webhooksRoutes(app, { webhooks: createWebhookService({ webhooks: createWebhookRepository(db.kysely) }) });
 
   return app;

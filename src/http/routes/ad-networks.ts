@@ -1,11 +1,18 @@
+import type { AdNetworkService } from '../../services/ad-network.service.js';
+import { actorOf } from '../plugins/auth.js';
 import { ListAdNetworksResponse, ListTeamAdNetworksResponse } from '../schemas/ad-networks.js';
 import { AUTHED_ERRORS, errors } from '../schemas/common.js';
 import type { App } from '../types.js';
-import { notImplemented } from './not-implemented.js';
 
 const tags = ['Ad networks'];
 
-export function adNetworksRoutes(app: App) {
+/** SPEC §10: the deprecated route says so on every answer, errors included, and names its successor. */
+const DEPRECATION_HEADERS = {
+  Deprecation: 'true',
+  Link: '</v1/adnetworks/forHtml>; rel="successor-version"',
+};
+
+export function adNetworksRoutes(app: App, { adNetworks }: { adNetworks: AdNetworkService }) {
   app.get('/v1/adnetworks', {
     config: { permission: 'read' },
     schema: {
@@ -15,9 +22,13 @@ export function adNetworksRoutes(app: App) {
         'Deprecated: use /v1/adnetworks/forAdserving or /v1/adnetworks/forHtml. Answers with the headers ' +
         '`Deprecation: true` and `Link: </v1/adnetworks/forHtml>; rel="successor-version"`.',
       deprecated: true,
-      response: { 200: ListAdNetworksResponse, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
+      response: { 200: ListAdNetworksResponse, ...errors(...AUTHED_ERRORS) },
     },
-    handler: async () => notImplemented('GET /v1/adnetworks'),
+    onSend: async (_request, reply, payload) => {
+      reply.headers(DEPRECATION_HEADERS);
+      return payload;
+    },
+    handler: async () => ({ response: adNetworks.list() }),
   });
 
   app.get('/v1/adnetworks/forAdserving', {
@@ -25,9 +36,9 @@ export function adNetworksRoutes(app: App) {
     schema: {
       tags,
       summary: 'List the ad networks that serve ad tags, with their status in the team',
-      response: { 200: ListTeamAdNetworksResponse, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
+      response: { 200: ListTeamAdNetworksResponse, ...errors(...AUTHED_ERRORS) },
     },
-    handler: async () => notImplemented('GET /v1/adnetworks/forAdserving'),
+    handler: async (request) => ({ response: await adNetworks.forAdserving(actorOf(request)) }),
   });
 
   app.get('/v1/adnetworks/forHtml', {
@@ -36,8 +47,8 @@ export function adNetworksRoutes(app: App) {
       tags,
       summary: 'List the ad networks that take HTML5 packages, with their status in the team',
       description: 'An HTML export follows the rules of the network chosen by `exportSettings.networkId`.',
-      response: { 200: ListTeamAdNetworksResponse, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
+      response: { 200: ListTeamAdNetworksResponse, ...errors(...AUTHED_ERRORS) },
     },
-    handler: async () => notImplemented('GET /v1/adnetworks/forHtml'),
+    handler: async (request) => ({ response: await adNetworks.forHtml(actorOf(request)) }),
   });
 }
