@@ -38,6 +38,11 @@ function named(doc: DesignDocument, name: string): Layer[] {
   return doc.sizes.flatMap((size) => size.slides.flatMap((slide) => slide.elements.filter((e) => e.name === name)));
 }
 
+/** One field of the element of that name, per size that has it. */
+function field(doc: DesignDocument, name: string, key: string): unknown[] {
+  return named(doc, name).map((e) => (e as Record<string, unknown>)[key]);
+}
+
 function change(elementName: string, attribute: string, value: string): ElementChangesInput {
   return { elementName, changes: [{ attribute, value }] };
 }
@@ -131,16 +136,19 @@ describe('applying changes', () => {
       [cta.label, cta.fill, cta.color, cta.letterSpacing, cta.fontVariant],
       ['Shop\nnow', '#F59E0B', '#111', 200, '800italic'],
     );
-    assert.deepEqual(
-      named(doc, 'photo').map((e) => e.type === 'image' && e.src),
-      ['https://cdn.example.com/summer.jpg', 'https://cdn.example.com/summer.jpg'],
-    );
-    assert.equal(
-      named(doc, 'clip')[1].type === 'video' && named(doc, 'clip')[1].src,
+    assert.deepEqual(field(doc, 'photo', 'src'), [
+      'https://cdn.example.com/summer.jpg',
+      'https://cdn.example.com/summer.jpg',
+    ]);
+    assert.deepEqual(field(doc, 'clip', 'src'), [
       'http://cdn.example.com/summer.mp4',
-    );
-    assert.equal(named(doc, 'panel')[0].type === 'shape' && named(doc, 'panel')[0].fill, '#000');
-    assert.deepEqual(named(doc, 'logo')[1].type === 'svg' && named(doc, 'logo')[1].colors, ['#111', '#222222']);
+      'http://cdn.example.com/summer.mp4',
+    ]);
+    assert.deepEqual(field(doc, 'panel', 'fill'), ['#000', '#000']);
+    assert.deepEqual(field(doc, 'logo', 'colors'), [
+      ['#111', '#222222'],
+      ['#111', '#222222'],
+    ]);
     const [embed] = named(doc, 'embed');
     assert.deepEqual([embed.type === 'code' && embed.html, embed.visible], ['<p>Hello <b>there</b></p>', false]);
   });
@@ -353,11 +361,7 @@ describe('value rules (422 INVALID_ELEMENT_CHANGE at elementsChanges[i].changes[
 
   test('SVGCOLORS: a JSON array or a comma-separated list of hex colours', () => {
     const list = apply(change('logo', 'SVGCOLORS', '#111, #222222 ,#abc'));
-    assert.deepEqual(named(list, 'logo')[0].type === 'svg' && named(list, 'logo')[0].colors, [
-      '#111',
-      '#222222',
-      '#abc',
-    ]);
+    assert.deepEqual(field(list, 'logo', 'colors')[0], ['#111', '#222222', '#abc']);
     const rule =
       'SVGCOLORS needs a JSON array or a comma-separated list of 1 to 256 hex colours (#RGB or #RRGGBB), such as ["#FFF","#0F172A"] or #FFF,#0F172A';
     assert.equal(invalid('logo', 'SVGCOLORS', '#111, blue'), `${rule}: item 1 is "blue"`);
