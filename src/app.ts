@@ -34,6 +34,7 @@ import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
+import { createFolderService } from './services/folder.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createUserService } from './services/user.service.js';
 import { createWebhookService } from './services/webhook.service.js';
@@ -134,11 +135,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   projectsRoutes(app, { projects: projectService });
   projectUsersRoutes(app, { projects: projectService });
   brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access }) });
+  foldersRoutes(app, { folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }) });
   // Contract routes of later issues (declared with their schemas, answering 501 until they land):
   exportsRoutes(app);
   templatesRoutes(app);
   shareLinksRoutes(app);
-  foldersRoutes(app);
   designVersionsRoutes(app);
   brandKitAssetsRoutes(app);
   adNetworksRoutes(app, {

@@ -30,7 +30,8 @@ export const ListFoldersResponse = Ok(
   }),
 );
 
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+/** A name with at least one visible character; surrounding spaces are trimmed when stored. */
+const Name = Type.String({ maxLength: 200, pattern: '\\S', 'x-rule': 'must not be empty or only spaces' });
 
 const FolderOrRoot = Type.Union([Id, Type.Literal(-1)], { description: 'A folder id, or -1 for the project root' });
 

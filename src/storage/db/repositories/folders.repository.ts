@@ -109,14 +109,17 @@ export function createFolderRepository(db: Kysely<Database>, dialect: Dialect) {
         .execute();
     },
 
-    /** Moves the folder's subfolders up to its parent, then deletes it. Call inside a transaction. */
-    async deleteKeepingChildren(folder: Pick<FolderRow, 'id' | 'parent_id'>, userId: number): Promise<void> {
+    /** Moves the folder's subfolders up to its parent, then deletes it. Call inside withTree's transaction. */
+    async deleteKeepingChildren(id: number, userId: number): Promise<void> {
+      // Read here, under the tree lock: the parent may have changed since the caller looked.
+      const folder = await db.selectFrom('folders').select('parent_id').where('id', '=', id).executeTakeFirst();
+      if (!folder) return;
       await db
         .updateTable('folders')
         .set({ parent_id: folder.parent_id, updated_by: userId, updated_at: now() })
-        .where('parent_id', '=', folder.id)
+        .where('parent_id', '=', id)
         .execute();
-      await db.deleteFrom('folders').where('id', '=', folder.id).execute();
+      await db.deleteFrom('folders').where('id', '=', id).execute();
     },
 
     /**
