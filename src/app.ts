@@ -19,6 +19,7 @@ import { brandKitAssetsRoutes } from './http/routes/brand-kit-assets.js';
 import { brandKitsRoutes } from './http/routes/brand-kits.js';
 import { designVersionsRoutes } from './http/routes/design-versions.js';
 import { exportsRoutes } from './http/routes/exports.js';
+import { filesRoutes } from './http/routes/files.js';
 import { foldersRoutes } from './http/routes/folders.js';
 import { healthRoutes } from './http/routes/health.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
@@ -38,6 +39,7 @@ import { createFolderService } from './services/folder.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createUserService } from './services/user.service.js';
 import { createWebhookService } from './services/webhook.service.js';
+import type { BlobStore } from './storage/blobs/blob-store.js';
 import type { Db } from './storage/db/database.js';
 import { createAdNetworkRepository } from './storage/db/repositories/ad-networks.repository.js';
 import { createBrandKitRepository } from './storage/db/repositories/brand-kits.repository.js';
@@ -54,6 +56,7 @@ export interface AppDeps {
   keys: ServerKeys;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
+  blobs: BlobStore;
   /** Fastify logger options; false silences it (tests). */
   logger?: FastifyServerOptions['logger'];
 }
@@ -123,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
   avatarRoutes(app, { users, keys });
+  filesRoutes(app, { blobs: deps.blobs, keys });
   const projectService = createProjectService({
     db: db.kysely,
     projects,

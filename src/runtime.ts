@@ -1,8 +1,11 @@
 // Turns a Config into the running dependencies of the service: database (migrated), server keys, rate limiter and
 // idempotency store. main.ts, the CLI and the tests all start the service through here.
+import path from 'node:path';
 import type { Config } from './config.js';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/plugins/idempotency.js';
 import { createMemoryRateLimiter, type RateLimiter } from './http/plugins/rate-limit.js';
+import type { BlobStore } from './storage/blobs/blob-store.js';
+import { createLocalDiskBlobStore } from './storage/blobs/local-disk.js';
 import { type Db, openDatabase } from './storage/db/database.js';
 import { migrateToLatest } from './storage/db/migrate.js';
 import { loadServerKeys, type ServerKeys } from './storage/secrets.js';
@@ -13,16 +16,20 @@ export interface Runtime {
   keys: ServerKeys;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
+  /** Files (exports, thumbnails, assets): local disk under the data dir, links served by http/routes/files.ts. */
+  blobs: BlobStore;
   close(): Promise<void>;
 }
 
 export async function openRuntime(config: Readonly<Config>, options: { pgSchema?: string } = {}): Promise<Runtime> {
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: options.pgSchema });
   await migrateToLatest(db);
+  const keys = loadServerKeys(config.jwtSecret, config.dataDir);
   return {
     config,
     db,
-    keys: loadServerKeys(config.jwtSecret, config.dataDir),
+    keys,
+    blobs: createLocalDiskBlobStore({ dir: path.join(config.dataDir, 'blobs'), publicUrl: config.publicUrl, keys }),
     rateLimiter: createMemoryRateLimiter(config.rateLimit),
     idempotency: createMemoryIdempotencyStore(),
     close: () => db.close(),

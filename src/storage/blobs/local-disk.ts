@@ -1,0 +1,147 @@
+// BlobStore on local disk (the embedded default): objects under `<dataDir>/blobs/<key>`, their content type in
+// `.meta/<key>.json` beside them. Writes go to `.tmp/` first and are renamed into place, so a reader never sees half a
+// file. Links are `<publicUrl>/files/<key>?exp=&sig=&name=`, HMAC-signed with the links key and served by
+// http/routes/files.ts; the signature covers key, expiry and file name, so none of them can be changed.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type ServerKeys, signLink } from '../secrets.js';
+import { assertBlobKey, type BlobStore, type SignedUrlOptions, type StoredBlob } from './blob-store.js';
+
+export interface LocalDiskBlobStoreOptions {
+  /** Root directory, normally `<dataDir>/blobs`. */
+  dir: string;
+  /** Base of the signed links (PLACARD_PUBLIC_URL). */
+  publicUrl: string;
+  keys: ServerKeys;
+  /** Clock in milliseconds (tests). Default Date.now. */
+  now?: () => number;
+}
+
+interface Meta {
+  contentType: string;
+}
+
+export interface FileLink {
+  key: string;
+  /** Expiry, Unix seconds. */
+  exp: number;
+  sig: string;
+  name?: string;
+}
+
+function linkPayload(key: string, exp: number, name: string | undefined): string {
+  return `files\n${key}\n${exp}\n${name ?? ''}`;
+}
+
+/** Whether a /files link is one this service signed ('valid'), was signed but has expired, or is not ours. */
+export function verifyFileLink(keys: ServerKeys, link: FileLink, nowSeconds: number): 'valid' | 'expired' | 'invalid' {
+  const expected = Buffer.from(signLink(keys, linkPayload(link.key, link.exp, link.name)));
+  const given = Buffer.from(link.sig);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';
+  return link.exp <= nowSeconds ? 'expired' : 'valid';
+}
+
+function missing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): BlobStore {
+  const root = path.resolve(options.dir);
+  const tmpDir = path.join(root, '.tmp');
+  const metaDir = path.join(root, '.meta');
+  const now = options.now ?? Date.now;
+
+  /** The file of a key; the key rule already keeps it inside root, and this checks again. */
+  function fileOf(key: string, base = root, suffix = ''): string {
+    assertBlobKey(key);
+    const file = path.join(base, `${key}${suffix}`);
+    if (path.relative(base, file).startsWith('..')) throw new RangeError(`invalid blob key '${key}'`);
+    return file;
+  }
+
+  async function readMeta(key: string): Promise<Meta> {
+    try {
+      return JSON.parse(await fs.readFile(fileOf(key, metaDir, '.json'), 'utf8')) as Meta;
+    } catch {
+      return { contentType: 'application/octet-stream' };
+    }
+  }
+
+  return {
+    async put(key: string, body: Uint8Array | Readable, contentType: string) {
+      const file = fileOf(key);
+      const metaFile = fileOf(key, metaDir, '.json');
+      await Promise.all([
+        fs.mkdir(tmpDir, { recursive: true }),
+        fs.mkdir(path.dirname(file), { recursive: true }),
+        fs.mkdir(path.dirname(metaFile), { recursive: true }),
+      ]);
+      const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
+      const tmpMeta = `${tmp}.json`;
+      try {
+        if (body instanceof Uint8Array) await fs.writeFile(tmp, body, { flag: 'wx' });
+        else await pipeline(body, createWriteStream(tmp, { flags: 'wx' }));
+        const { size } = await fs.stat(tmp);
+        await fs.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Meta), { flag: 'wx' });
+        // Metadata first: a reader that sees the new file also sees its content type.
+        await fs.rename(tmpMeta, metaFile);
+        await fs.rename(tmp, file);
+        return { size };
+      } catch (error) {
+        await Promise.all([fs.rm(tmp, { force: true }), fs.rm(tmpMeta, { force: true })]);
+        throw error;
+      }
+    },
+
+    async get(key: string): Promise<StoredBlob | null> {
+      const file = fileOf(key);
+      let handle: fs.FileHandle;
+      try {
+        handle = await fs.open(file, 'r');
+      } catch (error) {
+        if (missing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return null;
+        throw error;
+      }
+      try {
+        // The size of the opened file, which a concurrent replace (a rename) cannot change under the stream.
+        const stat = await handle.stat();
+        if (!stat.isFile()) {
+          await handle.close();
+          return null;
+        }
+        const { contentType } = await readMeta(key);
+        return { body: handle.createReadStream(), size: stat.size, contentType };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+
+    async exists(key: string) {
+      try {
+        return (await fs.stat(fileOf(key))).isFile();
+      } catch (error) {
+        if (missing(error)) return false;
+        throw error;
+      }
+    },
+
+    async delete(key: string) {
+      await fs.rm(fileOf(key), { force: true });
+      await fs.rm(fileOf(key, metaDir, '.json'), { force: true });
+    },
+
+    async signedUrl(key: string, { ttlSeconds, fileName }: SignedUrlOptions) {
+      assertBlobKey(key);
+      const exp = Math.floor(now() / 1000) + ttlSeconds;
+      const sig = signLink(options.keys, linkPayload(key, exp, fileName));
+      const name = fileName === undefined ? '' : `&name=${encodeURIComponent(fileName)}`;
+      return `${options.publicUrl}/files/${key}?exp=${exp}&sig=${sig}${name}`;
+    },
+  };
+}

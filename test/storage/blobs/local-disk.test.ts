@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { createLocalDiskBlobStore, verifyFileLink } from '../../../src/storage/blobs/local-disk.js';
+import { loadServerKeys } from '../../../src/storage/secrets.js';
+import { blobStoreContract } from '../../contracts/blob-store.js';
+
+const keys = loadServerKeys('test-secret', os.tmpdir());
+
+const made: string[] = [];
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-blobs-'));
+  made.push(dir);
+  return dir;
+}
+
+blobStoreContract('local disk', async () => {
+  const dir = tempDir();
+  return {
+    store: createLocalDiskBlobStore({ dir: path.join(dir, 'blobs'), publicUrl: 'http://placard.test', keys }),
+    close: async () => {},
+  };
+});
+
+describe('local disk blob store', () => {
+  test('files live under <dir>/<key>; nothing is left in the temp folder', async () => {
+    const dir = tempDir();
+    const store = createLocalDiskBlobStore({ dir, publicUrl: 'http://placard.test', keys });
+    await store.put('exports/e1/a.png', Buffer.from('bytes'), 'image/png');
+    assert.equal(fs.readFileSync(path.join(dir, 'exports/e1/a.png'), 'utf8'), 'bytes');
+    assert.deepEqual(fs.readdirSync(path.join(dir, '.tmp')), []);
+  });
+
+  test('a traversal key writes nothing outside the directory', async () => {
+    const parent = tempDir();
+    const store = createLocalDiskBlobStore({ dir: path.join(parent, 'blobs'), publicUrl: 'http://placard.test', keys });
+    await assert.rejects(store.put('../escaped.txt', Buffer.from('x'), 'text/plain'), RangeError);
+    assert.equal(fs.existsSync(path.join(parent, 'escaped.txt')), false);
+  });
+
+  test('signed links: /files/<key>?exp=&sig=&name=, verified against key, expiry and name', async () => {
+    const now = Date.UTC(2026, 10, 21, 10, 0, 0);
+    const store = createLocalDiskBlobStore({
+      dir: tempDir(),
+      publicUrl: 'https://placard.example',
+      keys,
+      now: () => now,
+    });
+    const url = new URL(
+      await store.signedUrl('exports/e1/Spring-300x250.png', {
+        ttlSeconds: 3600,
+        fileName: 'Spring sale – 300x250.png',
+      }),
+    );
+    assert.equal(url.origin, 'https://placard.example');
+    assert.equal(url.pathname, '/files/exports/e1/Spring-300x250.png');
+    const exp = Number(url.searchParams.get('exp'));
+    assert.equal(exp, now / 1000 + 3600);
+    const link = {
+      key: 'exports/e1/Spring-300x250.png',
+      exp,
+      sig: url.searchParams.get('sig')!,
+      name: url.searchParams.get('name')!,
+    };
+    assert.equal(link.name, 'Spring sale – 300x250.png');
+    const nowSeconds = now / 1000;
+    assert.equal(verifyFileLink(keys, link, nowSeconds), 'valid');
+    assert.equal(verifyFileLink(keys, link, exp), 'expired');
+    assert.equal(verifyFileLink(keys, { ...link, name: 'x.html' }, nowSeconds), 'invalid');
+    assert.equal(verifyFileLink(keys, { ...link, name: undefined }, nowSeconds), 'invalid');
+    assert.equal(verifyFileLink(keys, { ...link, exp: exp + 1 }, nowSeconds), 'invalid');
+    assert.equal(verifyFileLink(keys, { ...link, key: 'exports/e1/other.png' }, nowSeconds), 'invalid');
+    assert.equal(verifyFileLink(keys, { ...link, sig: `${link.sig}x` }, nowSeconds), 'invalid');
+    const otherKeys = loadServerKeys('another-secret', os.tmpdir());
+    assert.equal(verifyFileLink(otherKeys, link, nowSeconds), 'invalid');
+  });
+
+  test('a link without a file name has no name parameter', async () => {
+    const store = createLocalDiskBlobStore({ dir: tempDir(), publicUrl: 'http://placard.test', keys });
+    const url = new URL(await store.signedUrl('t/thumb.png', { ttlSeconds: 60 }));
+    assert.equal(url.searchParams.has('name'), false);
+    assert.equal(
+      verifyFileLink(
+        keys,
+        { key: 't/thumb.png', exp: Number(url.searchParams.get('exp')), sig: url.searchParams.get('sig')! },
+        Date.now() / 1000,
+      ),
+      'valid',
+    );
+  });
+});
