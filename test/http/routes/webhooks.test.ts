@@ -206,7 +206,6 @@ describe('team webhooks', () => {
     assert.deepEqual(hook.actions[1].createdByUser, { id: admin.userId, name: adminName });
     assert.deepEqual(hook.actions[1].action, full(ACTIONS.userCreate));
     assert.match(hook.actions[1].createdAt, ISO_MS);
-    assert.ok(hook.actions[1].createdAt >= created.createdAt);
 
     const cleared = await call('PUT', '/v1/webhooks', { webhookId: created.id, actions: [] });
     assert.equal(cleared.statusCode, 200);
@@ -367,7 +366,6 @@ describe('webhook signing secret', () => {
     const rotated = res.json().response;
     assertSecret(rotated);
     assert.notEqual(rotated.secret, old.secret);
-    assert.ok(rotated.createdAt >= old.createdAt);
     assert.deepEqual((await secretOf(t.owner)).json().response, rotated);
     assert.deepEqual((await secretOf(other)).json().response, theirs);
   });

@@ -35,10 +35,6 @@ export function createEventRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    async findById(id: string): Promise<OutboxRow | undefined> {
-      return db.selectFrom('events_outbox').select(COLUMNS).where('id', '=', id).executeTakeFirst();
-    },
-
     /** Events of a team, oldest first (ties broken by id, which is random, so only for a stable order). */
     async listByTeam(teamId: number): Promise<OutboxRow[]> {
       return db
