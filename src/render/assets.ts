@@ -257,8 +257,14 @@ export function createAssetFetcher(options: AssetFetcherOptions): AssetFetcher {
           res.destroy();
           throw rejected(origin, `answered HTTP ${status}${at}; the file must be publicly downloadable`);
         }
-        const body = await readBody(origin, res);
-        return { finalUrl: checked.url.toString(), ...body };
+        try {
+          const body = await readBody(origin, res);
+          return { finalUrl: checked.url.toString(), ...body };
+        } catch (error) {
+          // A refusal before the body was read (declared too large, wrong type) must still close the connection.
+          res.destroy();
+          throw error;
+        }
       }
     } catch (error) {
       if (error instanceof AppError) throw error;

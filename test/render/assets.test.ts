@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { AppError } from '../../src/errors.js';
 import { createAssetFetcher, MB } from '../../src/render/assets.js';
@@ -390,17 +391,23 @@ describe('fetching media', () => {
     assert.ok(written < 30 * MB, `the server wrote ${written} bytes`);
   });
 
-  test('a declared Content-Length over the cap is refused as soon as the type is known', async () => {
+  // The server never sends the rest of these bodies: the refusal comes from the headers and first bytes, and the
+  // connection is closed by the fetcher (the test would hang, and time out, if it were left open).
+  test('a declared Content-Length over the cap is refused as soon as the type is known', {
+    timeout: 10_000,
+  }, async () => {
+    const closed: Promise<unknown>[] = [];
     server.route('/declared.png', (_req, res) => {
+      closed.push(once(res, 'close'));
       res.writeHead(200, { 'content-length': 30 * MB });
       res.write(Buffer.concat([pngHeaderOnly(10, 10), Buffer.alloc(8192)]));
-      // …and never sends the rest.
     });
     await rejectsWith(
       local().fetch(`${server.origin}/declared.png`),
       /is a PNG image of 30 MB, more than the 20 MB allowed for images$/,
     );
     server.route('/declared-huge', (_req, res) => {
+      closed.push(once(res, 'close'));
       res.writeHead(200, { 'content-length': 500 * MB });
       res.write(PNG_SIGNATURE);
     });
@@ -408,6 +415,7 @@ describe('fetching media', () => {
       local().fetch(`${server.origin}/declared-huge`),
       /declares 500 MB, more than the 100 MB any media may have$/,
     );
+    await Promise.all(closed);
   });
 
   test('a GIF over 1 MB is refused; a small one is accepted', async () => {
