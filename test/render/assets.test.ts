@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import tls from 'node:tls';
 import { AppError } from '../../src/errors.js';
 import { createAssetFetcher, MB } from '../../src/render/assets.js';
 import { ffprobePath } from '../../src/render/media-probe.js';
@@ -555,5 +562,65 @@ describe('fetching media', () => {
     await rejectsWith(fetcher.fetch(`${server.origin}/flaky.png`), /answered HTTP 500/);
     fail = false;
     assert.equal((await fetcher.fetch(`${server.origin}/flaky.png`)).width, 3);
+  });
+});
+
+describe('fetching over HTTPS', () => {
+  const opensslMissing = spawnSync('openssl', ['version']).status !== 0;
+
+  test('TLS is verified against the host name, which is also the SNI, while the socket goes to the checked address', {
+    skip: opensslMissing && 'no openssl here to make a certificate',
+  }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-tls-'));
+    try {
+      const made = spawnSync(
+        'openssl',
+        [
+          ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=cdn.test'],
+          ...['-addext', 'subjectAltName=DNS:cdn.test', '-keyout', 'key.pem', '-out', 'cert.pem'],
+        ],
+        { cwd: dir },
+      );
+      assert.equal(made.status, 0, String(made.stderr));
+      const context = {
+        key: fs.readFileSync(path.join(dir, 'key.pem')),
+        cert: fs.readFileSync(path.join(dir, 'cert.pem')),
+      };
+      const servernames: string[] = [];
+      const server = https.createServer(
+        {
+          ...context,
+          SNICallback: (name, done) => {
+            servernames.push(name);
+            done(null, tls.createSecureContext(context));
+          },
+        },
+        (_req, res) => {
+          res.end(png(2, 2));
+        },
+      );
+      server.on('tlsClientError', () => {});
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      try {
+        const fetcher = createAssetFetcher({
+          allowPrivateUrls: false,
+          lookup: fakeDns({ 'cdn.test': ['127.0.0.1'] }),
+          addressRule: testServerIsPublic,
+        });
+        // The certificate is self-signed, so it is not trusted: verification is on.
+        await rejectsWith(
+          fetcher.fetch(`https://cdn.test:${port}/a.png`),
+          /^https:\/\/cdn\.test:\d+\/a\.png: cannot be fetched: TLS failed \(self-signed certificate\)$/,
+        );
+        assert.deepEqual(servernames, ['cdn.test']);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
