@@ -1,3 +1,6 @@
+import { designDocumentJsonSchema } from '../../domain/design.schema.js';
+import { AppError } from '../../errors.js';
+import { fontFamily as catalogueFamily, fontCatalogue } from '../../render/fonts.js';
 import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
   DeleteTemplateBody,
@@ -146,7 +149,33 @@ export function templatesRoutes(app: App) {
         ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'UNKNOWN_ELEMENT', 'NOT_IMPLEMENTED'),
       },
     },
-    handler: async () => notImplemented('GET /v1/templates/fontVariants'),
+    handler: async (request) => {
+      const { templateHash, elementName, fontFamily } = request.query;
+      // The variants of a design's fonts need stored designs, which land with the templates issue.
+      if (templateHash) notImplemented('GET /v1/templates/fontVariants with templateHash (the fonts of a design)');
+      if (elementName) {
+        throw new AppError(
+          'VALIDATION_FAILED',
+          'elementName (query): needs templateHash, the design the element is in',
+          {
+            details: [{ path: '/elementName', in: 'query', message: 'needs templateHash' }],
+          },
+        );
+      }
+      if (!fontFamily) {
+        throw new AppError('VALIDATION_FAILED', 'query string: give templateHash or fontFamily', {
+          details: [{ path: '/', in: 'query', message: 'give templateHash or fontFamily' }],
+        });
+      }
+      const family = catalogueFamily(fontFamily);
+      if (!family) {
+        throw new AppError(
+          'NOT_FOUND',
+          `fontFamily (query): the font catalogue has no family ${JSON.stringify(fontFamily)}; GET /v1/fonts lists them`,
+        );
+      }
+      return { response: [{ fontFamily: family.fontFamily, variants: family.variants }] };
+    },
   });
 
   app.get('/v1/fonts', {
@@ -157,7 +186,8 @@ export function templatesRoutes(app: App) {
       description: 'Extension. The families shipped with the service, plus the fonts of the brand kits of the team.',
       response: { 200: FontsResponse, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
     },
-    handler: async () => notImplemented('GET /v1/fonts'),
+    // Brand kit fonts join the catalogue with the brand kits issue.
+    handler: async () => ({ response: fontCatalogue() }),
   });
 
   app.get('/v1/schemas/design-document.json', {
@@ -168,6 +198,6 @@ export function templatesRoutes(app: App) {
       description: 'Extension. Served as is, not wrapped in `response`, so that JSON Schema tools can use it.',
       response: { 200: DesignDocumentJsonSchema, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
     },
-    handler: async () => notImplemented('GET /v1/schemas/design-document.json'),
+    handler: async () => designDocumentJsonSchema(),
   });
 }
