@@ -119,6 +119,34 @@ describe('fonts and the design document schema over HTTP', () => {
     );
   });
 
+  test('an import body is validated against the real document schema, each problem at its exact path', async () => {
+    const document = springSale();
+    const elements = (document.sizes[0].slides as { elements: Record<string, unknown>[] }[])[0].elements;
+    elements[1].color = 'red';
+    elements[2].type = 'picture';
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/templates/import',
+      headers: t.owner.headers,
+      payload: { projectId: 1, name: 'Spring sale', document },
+    });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().code, 'VALIDATION_FAILED');
+    assert.deepEqual(res.json().details, [
+      {
+        path: '/document/sizes/0/slides/0/elements/1/color',
+        in: 'body',
+        message:
+          'must be a colour: #RGB, #RGBA, #RRGGBB, #RRGGBBAA, rgb(r, g, b), rgba(r, g, b, a) or transparent, received "red"',
+      },
+      {
+        path: '/document/sizes/0/slides/0/elements/2/type',
+        in: 'body',
+        message: 'must be one of text, image, shape, button, svg, code, video, received "picture"',
+      },
+    ]);
+  });
+
   test('the OpenAPI document shows the real design document in the import body', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const body = doc.paths['/v1/templates/import'].post.requestBody.content['application/json'].schema;
