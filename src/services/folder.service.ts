@@ -17,7 +17,7 @@ import type { Access } from './access.js';
 export interface FolderServiceDeps {
   db: Kysely<Database>;
   dialect: Dialect;
-  folders: Pick<FolderRepository, 'findView' | 'listChildren' | 'pathTo' | 'insert'>;
+  folders: Pick<FolderRepository, 'findView' | 'listChildren' | 'pathTo'>;
   access: Pick<Access, 'requireProject' | 'requireFolder'>;
 }
 
@@ -42,6 +42,10 @@ function otherProject(parent: FolderRow, projectId: number): AppError {
     `parentId: folder ${parent.id} belongs to project ${parent.project_id}, not to project ${projectId}; ` +
       'a folder and its parent are always in the same project',
   );
+}
+
+function deletedMeanwhile(parentId: number): AppError {
+  return new AppError('NOT_FOUND', `parentId: folder ${parentId} was deleted by another request meanwhile`);
 }
 
 export function createFolderService({ db, dialect, folders, access }: FolderServiceDeps) {
@@ -86,11 +90,10 @@ export function createFolderService({ db, dialect, folders, access }: FolderServ
         if (parent.project_id !== project.id) throw otherProject(parent, project.id);
         parentId = parent.id;
       }
-      const id = await folders.insert({
-        projectId: project.id,
-        parentId,
-        name: input.name.trim(),
-        userId: actor.userId,
+      const id = await withTree(project.id, async (tree) => {
+        // Under the lock, as deletes are: the parent cannot disappear between this check and the insert.
+        if (parentId !== null && (await tree.pathTo(parentId)).length === 0) throw deletedMeanwhile(parentId);
+        return tree.insert({ projectId: project.id, parentId, name: input.name.trim(), userId: actor.userId });
       });
       return { folder: await viewOf(id) };
     },
@@ -111,9 +114,7 @@ export function createFolderService({ db, dialect, folders, access }: FolderServ
         await withTree(folder.project_id, async (tree) => {
           // Inside the lock, so that another move cannot change the ancestors between this check and the update.
           const path = target ? await tree.pathTo(target.id) : [];
-          if (target && path.length === 0) {
-            throw new AppError('NOT_FOUND', `parentId: folder ${target.id} was deleted meanwhile`);
-          }
+          if (target && path.length === 0) throw deletedMeanwhile(target.id);
           if (target && path.some((f) => f.id === folder.id)) {
             throw new AppError(
               'INVALID_MOVE',

@@ -318,6 +318,17 @@ describe('/v1/folders', () => {
       assert.deepEqual(await tree(projectId), { '(root)': ['A'], A: ['C'], C: ['B'] });
     });
 
+    test('two opposite moves at once: one succeeds, the other is 422, and no cycle appears', async () => {
+      const projectId = await project('Race');
+      const a = await folder(projectId, 'A');
+      const b = await folder(projectId, 'B');
+      const results = await Promise.all([update({ folderId: a, parentId: b }), update({ folderId: b, parentId: a })]);
+      assert.deepEqual(results.map((r) => r.statusCode).sort(), [200, 422]);
+      // Whichever move won, the other saw its result and was refused.
+      const aMoved = results[0].statusCode === 200;
+      assert.deepEqual(await tree(projectId), aMoved ? { '(root)': ['B'], B: ['A'] } : { '(root)': ['A'], A: ['B'] });
+    });
+
     test('a parent in another project is 422 INVALID_MOVE; in another team, 404', async () => {
       const a = await project('Mine');
       const b = await project('Other of mine');

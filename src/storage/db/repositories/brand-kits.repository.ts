@@ -1,9 +1,10 @@
 // Brand kits: team-wide, so every query is scoped by team id. Typography is stored as JSON text.
-import { type Expression, type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
 import type { Database } from '../schema.js';
+import { nameContains } from './projects.repository.js';
 
 export interface TypographyEntry {
   fontId: number | null;
@@ -29,13 +30,6 @@ type StoredRow = Omit<BrandKitRow, 'typography'> & { typography: string };
 
 function fromStored(row: StoredRow): BrandKitRow {
   return { ...row, typography: JSON.parse(row.typography) as TypographyEntry[] };
-}
-
-/** Case-insensitive substring match in which LIKE's wildcards are plain characters (as in users.repository). */
-function nameContains(column: Expression<string>, keyword: string) {
-  const like = `%${keyword.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  // ESCAPE is explicit: PostgreSQL defaults to backslash, SQLite has no escape character without it.
-  return sql<boolean>`lower(${column}) like ${like} escape '\\'`;
 }
 
 export function createBrandKitRepository(db: Kysely<Database>) {

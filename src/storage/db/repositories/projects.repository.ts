@@ -50,8 +50,11 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
-/** Case-insensitive substring match in which LIKE's wildcards are plain characters (as in users.repository). */
-function nameContains(column: Expression<string>, keyword: string) {
+/**
+ * Case-insensitive substring match in which LIKE's wildcards are plain characters (users.repository escapes the same
+ * way); brand kits use it too.
+ */
+export function nameContains(column: Expression<string>, keyword: string) {
   const like = `%${keyword.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   // ESCAPE is explicit: PostgreSQL defaults to backslash, SQLite has no escape character without it.
   return sql<boolean>`lower(${column}) like ${like} escape '\\'`;
