@@ -208,7 +208,7 @@ describe('declared routes that are not served yet', () => {
       { method: 'POST' as const, url: '/v1/export', payload: exportBody },
       { method: 'POST' as const, url: '/v1/export-with-changes', payload: withChanges },
       { method: 'POST' as const, url: '/v1/moveDesignToFolder', payload: { designHash: 'abc1234', folderId: -1 } },
-      { method: 'DELETE' as const, url: '/v1/webhooks', payload: { webhookId: 1 } },
+      { method: 'GET' as const, url: '/v1/webhooks/deliveries' },
       { method: 'GET' as const, url: '/v1/brandkit/1/assets?mediaType=IMAGE&first=10' },
     ];
     for (const request of requests) {
