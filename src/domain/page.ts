@@ -60,7 +60,7 @@ export function pageRequest(
     orderBy,
     direction,
     fingerprint,
-    after: query.cursor ? decodeCursor(query.cursor, fingerprint) : null,
+    after: query.cursor ? decodeCursor(query.cursor, fingerprint, orderBy) : null,
   };
 }
 
@@ -68,7 +68,7 @@ export function encodeCursor(fingerprint: string, key: string | number, id: numb
   return Buffer.from(JSON.stringify({ f: fingerprint, k: key, i: id })).toString('base64url');
 }
 
-function decodeCursor(cursor: string, fingerprint: string): { key: string | number; id: number } {
+function decodeCursor(cursor: string, fingerprint: string, orderBy: OrderBy): { key: string | number; id: number } {
   let parsed: unknown;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url');
@@ -96,6 +96,14 @@ function decodeCursor(cursor: string, fingerprint: string): { key: string | numb
     throw new AppError(
       'INVALID_CURSOR',
       'cursor: belongs to a query with other filters or another order; repeat the query that produced it or start without a cursor',
+    );
+  }
+  // The key goes into SQL next to the sort column: an edited cursor must not compare an id with text (a 500 on
+  // PostgreSQL) or a name with a number (a silently wrong page on SQLite).
+  if (orderBy === 'ID' ? !Number.isSafeInteger(c.k) : typeof c.k !== 'string') {
+    throw new AppError(
+      'INVALID_CURSOR',
+      'cursor: is not a cursor issued by this API; pass the endCursor of the previous page',
     );
   }
   return { key: c.k, id: c.i as number };

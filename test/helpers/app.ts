@@ -58,6 +58,25 @@ async function adminQuery(connectionString: string, text: string): Promise<void>
   }
 }
 
+/**
+ * pg-pool's end() resolves before its connections have said goodbye; a forced drop while one is still open kills it
+ * and its client raises an unhandled 'error' in the test process. So wait for the service's connections to leave.
+ */
+async function dropDatabase(connectionString: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    for (let attempt = 0; attempt < 250; attempt++) {
+      const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+      if (rows[0].n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await client.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function startTestApp(options: TestOptions = {}): Promise<TestApp> {
   const { beforeReady, ...overrides } = options;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-test-'));
@@ -140,7 +159,7 @@ export async function startTestApp(options: TestOptions = {}): Promise<TestApp> 
     async close() {
       await app.close();
       await runtime.close();
-      if (serverUrl && pgDatabase) await adminQuery(serverUrl, `drop database if exists ${pgDatabase} with (force)`);
+      if (serverUrl && pgDatabase) await dropDatabase(serverUrl, pgDatabase);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

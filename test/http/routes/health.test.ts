@@ -1,0 +1,85 @@
+// Operations routes (SPEC §12): liveness, readiness of the database and the storage, Prometheus metrics by route.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../../../src/app.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+
+describe('health and metrics', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  test('GET /healthz answers { status: "ok" } without a token', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/healthz' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { status: 'ok' });
+  });
+
+  test('GET /readyz checks the database and the storage', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { status: 'ready', checks: { database: 'ok', storage: 'ok' } });
+  });
+
+  test('GET /readyz is 503 naming the dependency that is down', async () => {
+    const broken = await buildApp({
+      ...t.runtime,
+      config: { ...t.config, dataDir: `${t.config.dataDir}/does-not-exist` },
+      db: {
+        ...t.runtime.db,
+        ping: async () => {
+          throw new Error('connection refused');
+        },
+      },
+      logger: false,
+    });
+    try {
+      await broken.ready();
+      const res = await broken.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(res.statusCode, 503);
+      const body = res.json();
+      assert.equal(body.status, 'unavailable');
+      assert.deepEqual(Object.keys(body.checks).sort(), ['database', 'storage']);
+      assert.equal(body.checks.database, 'connection refused');
+      assert.notEqual(body.checks.storage, 'ok');
+      // Liveness does not depend on the dependencies.
+      assert.equal((await broken.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  test('GET /metrics serves request latency labelled by route pattern, never by raw URL', async () => {
+    await t.app.inject({ method: 'GET', url: '/v1/users', headers: t.owner.headers });
+    await t.app.inject({ method: 'GET', url: '/avatars/123456.svg?s=wrong' });
+    await t.app.inject({ method: 'GET', url: '/no-such-route-98765' });
+
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /^text\/plain; version=0\.0\.4/);
+    const text = res.body;
+    assert.match(text, /# TYPE placard_http_request_duration_seconds histogram/);
+    assert.match(
+      text,
+      /placard_http_request_duration_seconds_count\{method="GET",route="\/v1\/users",status="200"\} [1-9]\d*/,
+    );
+    assert.match(text, /placard_http_request_duration_seconds_bucket\{le="[^"]+",method="GET",route="\/v1\/users"/);
+    assert.match(text, /route="\/avatars\/:file",status="404"/);
+    assert.match(text, /route="unmatched",status="404"/);
+    assert.ok(!text.includes('123456'));
+    assert.ok(!text.includes('no-such-route'));
+    // Process metrics of prom-client, under the service prefix.
+    assert.match(text, /placard_process_cpu_user_seconds_total/);
+  });
+
+  test('GET /docs answers the API reference as HTML', async () => {
+    let res = await t.app.inject({ method: 'GET', url: '/docs' });
+    if (res.statusCode === 302) res = await t.app.inject({ method: 'GET', url: String(res.headers.location) });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /^text\/html/);
+    assert.match(res.body, /<html/i);
+    assert.match(res.body, /swagger/i);
+  });
+});
