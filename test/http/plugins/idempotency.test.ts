@@ -10,10 +10,36 @@ import {
 } from '../../../src/http/plugins/idempotency.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
 
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
 describe('Idempotency-Key on POST', () => {
   let t: TestApp;
+  let flakyCalls = 0;
+  const slowReached = deferred();
+  const slowGate = deferred();
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({
+      beforeReady(app) {
+        // Fails with a bug the first time, works the second.
+        app.post('/v1/test/flaky', { config: { permission: 'read' } }, async () => {
+          flakyCalls++;
+          if (flakyCalls === 1) throw new Error('transient bug');
+          return { response: { calls: flakyCalls } };
+        });
+        // Holds its response until the test opens the gate.
+        app.post('/v1/test/slow', { config: { permission: 'read' } }, async () => {
+          slowReached.resolve();
+          await slowGate.promise;
+          return { response: { done: true } };
+        });
+      },
+    });
   });
   after(() => t.close());
 
@@ -123,6 +149,51 @@ describe('Idempotency-Key on POST', () => {
       (await createUser('k'.repeat(255), { name: 'L', email: 'l@acme.test', role: 'Viewer' })).statusCode,
       200,
     );
+  });
+
+  test('a 5xx is not kept: the retry with the key runs again', async () => {
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/test/flaky',
+        headers: { ...t.owner.headers, 'idempotency-key': 'flaky-1' },
+        payload: { attempt: 'same' },
+      });
+    const first = await send();
+    assert.equal(first.statusCode, 500);
+    const second = await send();
+    assert.equal(second.statusCode, 200);
+    assert.equal(second.headers['idempotent-replayed'], undefined);
+    assert.deepEqual(second.json(), { response: { calls: 2 } });
+    const third = await send();
+    assert.equal(third.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(third.json(), { response: { calls: 2 } });
+    assert.equal(flakyCalls, 2);
+  });
+
+  test('a retry while the first request is still running is 409 IDEMPOTENCY_KEY_IN_USE with Retry-After', async () => {
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/test/slow',
+        headers: { ...t.owner.headers, 'idempotency-key': 'slow-1' },
+        payload: { same: true },
+      });
+    const first = send();
+    await slowReached.promise;
+    const second = await send();
+    assert.equal(second.statusCode, 409);
+    assert.equal(second.headers['retry-after'], '1');
+    assert.deepEqual(second.json(), {
+      error: 'a request with Idempotency-Key "slow-1" is still being processed; retry shortly',
+      code: 'IDEMPOTENCY_KEY_IN_USE',
+      requestId: second.headers['x-request-id'],
+    });
+    slowGate.resolve();
+    assert.equal((await first).statusCode, 200);
+    const third = await send();
+    assert.equal(third.statusCode, 200);
+    assert.equal(third.headers['idempotent-replayed'], 'true');
   });
 
   test('the key is ignored on other methods', async () => {
