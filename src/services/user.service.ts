@@ -6,7 +6,12 @@ import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Actor } from '../http/types.js';
 import type { Dialect } from '../storage/db/database.js';
-import { type UserRepository, type UserRow, withTeamLock } from '../storage/db/repositories/users.repository.js';
+import {
+  createUserRepository,
+  type UserRepository,
+  type UserRow,
+  withTeamLock,
+} from '../storage/db/repositories/users.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import type { ServerKeys } from '../storage/secrets.js';
 import { avatarUrl } from './avatar.js';
@@ -14,7 +19,7 @@ import { avatarUrl } from './avatar.js';
 export interface UserServiceDeps {
   db: Kysely<Database>;
   dialect: Dialect;
-  users: Pick<UserRepository, 'list' | 'findById' | 'findByEmail' | 'insert'>;
+  users: Pick<UserRepository, 'list' | 'findByEmail'>;
   keys: ServerKeys;
   publicUrl: string;
 }
@@ -66,9 +71,17 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
         throw new AppError('EMAIL_TAKEN', `email: ${email} already belongs to a user of this team`);
       }
       try {
-        const row = await users.insert({ teamId: actor.teamId, name: input.name.trim(), email, roleId: role.id });
-        // Recorded after the insert commits (the repository owns its transaction): a crash in between loses the event.
-        await recordEvent(db, { teamId: actor.teamId, action: 'user/create', data: { user: toNode(row) } });
+        // The user and its event commit together: the outbox never misses a user, nor reports one that is not there.
+        const row = await db.transaction().execute(async (tx) => {
+          const inserted = await createUserRepository(tx).insert({
+            teamId: actor.teamId,
+            name: input.name.trim(),
+            email,
+            roleId: role.id,
+          });
+          await recordEvent(tx, { teamId: actor.teamId, action: 'user/create', data: { user: toNode(inserted) } });
+          return inserted;
+        });
         return { id: row.id, name: row.name, email: row.email };
       } catch (error) {
         // The unique index settles a race between two creations of the same email.
@@ -80,7 +93,7 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
     },
 
     async delete(actor: Actor, email: string) {
-      const deleted = await withTeamLock(db, dialect, actor.teamId, async (tx) => {
+      await withTeamLock(db, dialect, actor.teamId, async (tx, trx) => {
         const target = await tx.findByEmail(actor.teamId, email.trim());
         if (!target) throw new AppError('NOT_FOUND', `email: no user of this team has the email ${email}`);
         guardOwnerChange(actor, target, null);
@@ -91,10 +104,8 @@ export function createUserService({ db, dialect, users, keys, publicUrl }: UserS
           );
         }
         await tx.softDelete(actor.teamId, target.id);
-        return target;
+        await recordEvent(trx, { teamId: actor.teamId, action: 'user/delete', data: { user: toNode(target) } });
       });
-      // After the commit: withTeamLock hands out a repository, not its transaction; a crash in between loses the event.
-      await recordEvent(db, { teamId: actor.teamId, action: 'user/delete', data: { user: toNode(deleted) } });
     },
 
     async updateRole(actor: Actor, input: { userId: number; roleId: number }) {

@@ -139,11 +139,11 @@ export async function withTeamLock<T>(
   db: Kysely<Database>,
   dialect: 'sqlite' | 'postgres',
   teamId: number,
-  fn: (users: UserRepository) => Promise<T>,
+  fn: (users: UserRepository, tx: Kysely<Database>) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(async (tx) => {
     const lock = tx.selectFrom('teams').select('id').where('id', '=', teamId);
     await (dialect === 'postgres' ? lock.forUpdate() : lock).execute();
-    return fn(createUserRepository(tx));
+    return fn(createUserRepository(tx), tx);
   });
 }
