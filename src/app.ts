@@ -5,7 +5,7 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { authPlugin } from './http/plugins/auth.js';
-import { errorHandlerPlugin } from './http/plugins/error-handler.js';
+import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
 import { createMetrics, metricsPlugin } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
@@ -75,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // We answer 503 ourselves, in the error envelope, while shutting down.
     return503OnClosing: false,
     trustProxy: false,
+    frameworkErrors,
   }).withTypeProvider() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);

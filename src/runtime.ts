@@ -21,8 +21,8 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Readonly<Config>, options: { pgSchema?: string } = {}): Promise<Runtime> {
-  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: options.pgSchema });
+export async function openRuntime(config: Readonly<Config>): Promise<Runtime> {
+  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(db);
   const keys = loadServerKeys(config.jwtSecret, config.dataDir);
   return {

@@ -1,6 +1,6 @@
 // Generated profile pictures: an SVG with the user's initials on a colour derived from the user id, served by the
 // service under a signed URL (no bearer token is needed to show it in an <img>).
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { type ServerKeys, signLink } from '../storage/secrets.js';
 
 const COLOURS = [
@@ -21,7 +21,9 @@ export function avatarUrl(publicUrl: string, keys: ServerKeys, userId: number): 
 }
 
 export function avatarSignatureValid(keys: ServerKeys, userId: number, signature: string): boolean {
-  return signLink(keys, `avatar:${userId}`) === signature;
+  const expected = Buffer.from(signLink(keys, `avatar:${userId}`));
+  const given = Buffer.from(signature);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 export function initials(name: string): string {

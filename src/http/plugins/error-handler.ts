@@ -1,6 +1,6 @@
 // Every failure leaves as the error envelope of SPEC §3. Errors of our own (AppError) keep their code; Fastify's
 // own errors are mapped to catalogue codes; anything else is a bug: 500 INTERNAL, details only in the log.
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import type { App } from '../types.js';
 import { describeValidation } from '../validation.js';
@@ -25,12 +25,28 @@ function fromFastify(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('VALIDATION_FAILED', 'the Content-Length header does not match the body');
   }
-  // Fastify marks errors of reading the body with 400. A SyntaxError without that mark was thrown by our own code
-  // (a bug, e.g. JSON.parse of stored data), not by the client's body: it must stay a 500.
-  if (error.statusCode === 400) {
+  // Fastify's JSON body parser throws a SyntaxError marked 400. A SyntaxError without that mark was thrown by our own
+  // code (a bug, e.g. JSON.parse of stored data), not by the client's body: it must stay a 500.
+  if (error instanceof SyntaxError && error.statusCode === 400) {
     return new AppError('INVALID_JSON', `the body is not valid JSON: ${error.message}`);
   }
+  // Any other client error Fastify itself raises (bad URL, bad header) is the client's; ours are AppErrors.
+  if (error.code?.startsWith('FST_') && error.statusCode !== undefined && error.statusCode < 500) {
+    return new AppError('VALIDATION_FAILED', error.message);
+  }
   return null;
+}
+
+/** Fastify's errors raised before routing (a URL it cannot decode) bypass the error handler; same envelope here. */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply
+    .code(400)
+    .header('X-Request-Id', request.id)
+    .send({
+      error: `the request URL cannot be decoded: ${error.message}`,
+      code: 'VALIDATION_FAILED',
+      requestId: request.id,
+    });
 }
 
 export function errorHandlerPlugin(app: App) {

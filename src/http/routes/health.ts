@@ -34,7 +34,9 @@ export function healthRoutes(app: App, deps: { checks: ReadinessCheck[]; metrics
             await check();
             checks[name] = 'ok';
           } catch (error) {
-            checks[name] = (error as Error).message || 'unreachable';
+            // The reason goes to the log; the public answer says only which dependency is down.
+            _request.log.warn({ err: error, dependency: name }, 'readiness check failed');
+            checks[name] = 'unreachable';
           }
         }),
       );

@@ -20,8 +20,6 @@ export interface Db {
 export interface DbOptions {
   databaseUrl: string | null;
   dataDir: string;
-  /** PostgreSQL schema to use instead of public (tests isolate themselves this way). */
-  pgSchema?: string;
 }
 
 // PostgreSQL returns int8 (count(*), bigint) as strings; every count we make fits a JS number.
@@ -32,7 +30,6 @@ export function openDatabase(options: DbOptions): Db {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: 10,
-      options: options.pgSchema ? `-c search_path=${options.pgSchema}` : undefined,
     });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return {

@@ -173,3 +173,16 @@ describe('error envelope', () => {
     assert.deepEqual(res.json(), { error: INTERNAL_MESSAGE, code: 'INTERNAL', requestId: res.headers['x-request-id'] });
   });
 });
+
+test('a URL Fastify cannot decode answers the error envelope with a request id', async () => {
+  const t = await startTestApp();
+  try {
+    const res = await t.app.inject({ method: 'GET', url: '/avatars/%c0.svg' });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().code, 'VALIDATION_FAILED');
+    assert.ok(res.headers['x-request-id']);
+    assert.equal(res.json().requestId, res.headers['x-request-id']);
+  } finally {
+    await t.close();
+  }
+});

@@ -42,8 +42,8 @@ describe('health and metrics', () => {
       const body = res.json();
       assert.equal(body.status, 'unavailable');
       assert.deepEqual(Object.keys(body.checks).sort(), ['database', 'storage']);
-      assert.equal(body.checks.database, 'connection refused');
-      assert.notEqual(body.checks.storage, 'ok');
+      // The reason (which may hold hosts or paths) goes to the log, not to an unauthenticated answer.
+      assert.deepEqual(body.checks, { database: 'unreachable', storage: 'unreachable' });
       // Liveness does not depend on the dependencies.
       assert.equal((await broken.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
     } finally {

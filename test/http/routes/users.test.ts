@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createUserRepository } from '../../../src/storage/db/repositories/users.repository.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
 
 const ROLE_DESCRIPTIONS = {
@@ -514,4 +515,18 @@ describe('GET /v1/roles', () => {
     assert.equal(res.statusCode, 401);
     assert.equal(res.json().code, 'UNAUTHENTICATED');
   });
+});
+
+test('the database refuses a second live user whose email differs only in letter case (races past the check)', async () => {
+  const t = await startTestApp();
+  try {
+    const users = createUserRepository(t.runtime.db.kysely);
+    await users.insert({ teamId: t.owner.teamId, name: 'A', email: 'Same@Case.test', roleId: 4 });
+    await assert.rejects(
+      users.insert({ teamId: t.owner.teamId, name: 'B', email: 'same@case.TEST', roleId: 4 }),
+      /unique|duplicate/i,
+    );
+  } finally {
+    await t.close();
+  }
 });

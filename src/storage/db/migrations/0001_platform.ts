@@ -21,11 +21,11 @@ export function platform(dialect: Dialect) {
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .addColumn('deleted_at', 'text')
         .execute();
-      // An email is unique among the live users of a team; deleted users keep theirs for history.
+      // An email is unique among the live users of a team, whatever its letter case; deleted users keep theirs.
       await db.schema
         .createIndex('users_team_email_live')
         .on('users')
-        .columns(['team_id', 'email'])
+        .expression(sql`team_id, lower(email)`)
         .unique()
         .where(sql.ref('deleted_at'), 'is', null)
         .execute();
