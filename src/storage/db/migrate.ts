@@ -4,6 +4,8 @@ import type { Db } from './database.js';
 import { platform } from './migrations/0001_platform.js';
 import { workspace } from './migrations/0002_workspace.js';
 import { events } from './migrations/0003_events.js';
+import { designs } from './migrations/0004_designs.js';
+import { assets } from './migrations/0005_assets.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -12,6 +14,8 @@ function provider(db: Db): MigrationProvider {
         '0001_platform': platform(db.dialect),
         '0002_workspace': workspace(db.dialect),
         '0003_events': events(db.dialect),
+        '0004_designs': designs(db.dialect),
+        '0005_assets': assets(db.dialect),
       };
     },
   };
