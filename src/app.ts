@@ -35,8 +35,11 @@ import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
+import { createDesignService } from './services/design.service.js';
+import { createDesignVersionService } from './services/design-version.service.js';
 import { createFolderService } from './services/folder.service.js';
 import { createProjectService } from './services/project.service.js';
+import { createThumbnails } from './services/thumbnail.js';
 import { createUserService } from './services/user.service.js';
 import { createWebhookService } from './services/webhook.service.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
@@ -102,6 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const projects = createProjectRepository(db.kysely);
   const folders = createFolderRepository(db.kysely, db.dialect);
   const access = createAccess({ projects, brandKits, folders });
+  const thumbnails = createThumbnails(deps.blobs);
+  const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
 
   requestIdPlugin(app);
   errorHandlerPlugin(app);
@@ -136,16 +141,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     access,
     keys,
     publicUrl: config.publicUrl,
+    thumbnails,
   });
   projectsRoutes(app, { projects: projectService });
   projectUsersRoutes(app, { projects: projectService });
   brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access }) });
-  foldersRoutes(app, { folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }) });
+  foldersRoutes(app, {
+    folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
+    designs,
+  });
+  templatesRoutes(app, { designs });
+  designVersionsRoutes(app, {
+    versions: createDesignVersionService({
+      db: db.kysely,
+      dialect: db.dialect,
+      designs,
+      keys,
+      publicUrl: config.publicUrl,
+    }),
+  });
   // Contract routes of later issues (declared with their schemas, answering 501 until they land):
   exportsRoutes(app);
-  templatesRoutes(app);
   shareLinksRoutes(app);
-  designVersionsRoutes(app);
   brandKitAssetsRoutes(app);
   adNetworksRoutes(app, {
     adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),

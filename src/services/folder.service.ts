@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../errors.js';
 import type { Actor } from '../http/types.js';
 import type { Dialect } from '../storage/db/database.js';
+import { createDesignRepository } from '../storage/db/repositories/designs.repository.js';
 import {
   createFolderRepository,
   type FolderRepository,
@@ -56,11 +57,14 @@ export function createFolderService({ db, dialect, folders, access }: FolderServ
   }
 
   /** Runs `fn` in a transaction that holds the project's folder tree still (see FolderRepository.lockTree). */
-  function withTree<T>(projectId: number, fn: (tree: FolderRepository) => Promise<T>): Promise<T> {
+  function withTree<T>(
+    projectId: number,
+    fn: (tree: FolderRepository, tx: Kysely<Database>) => Promise<T>,
+  ): Promise<T> {
     return db.transaction().execute(async (tx) => {
       const tree = createFolderRepository(tx, dialect);
       await tree.lockTree(projectId);
-      return fn(tree);
+      return fn(tree, tx);
     });
   }
 
@@ -128,10 +132,17 @@ export function createFolderService({ db, dialect, folders, access }: FolderServ
       return { folder: await viewOf(folder.id) };
     },
 
-    /** Deletes the folder; its subfolders (and, once designs exist, its designs) move up to its parent. */
+    /** Deletes the folder; its subfolders and its designs move up to its parent. */
     async delete(actor: Actor, folderId: number): Promise<void> {
       const folder = await access.requireFolder(actor, folderId, 'content:write');
-      await withTree(folder.project_id, (tree) => tree.deleteKeepingChildren(folder.id, actor.userId));
+      await withTree(folder.project_id, async (tree, tx) => {
+        // The parent as it is under the lock (a move may have changed it); no path: deleted meanwhile, nothing to do.
+        const path = await tree.pathTo(folder.id);
+        if (path.length === 0) return;
+        const parentId = path.at(-2)?.id ?? null;
+        await createDesignRepository(tx, dialect).moveOutOfFolder(folder.id, parentId, actor.userId);
+        await tree.deleteKeepingChildren(folder.id, actor.userId);
+      });
     },
   };
 }

@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Actor } from '../http/types.js';
 import type { BrandKitRepository, BrandKitRow } from '../storage/db/repositories/brand-kits.repository.js';
+import { deleteDesignsOfProject } from '../storage/db/repositories/designs.repository.js';
 import {
   createProjectRepository,
   type ProjectRepository,
@@ -19,6 +20,7 @@ import type { Database } from '../storage/db/schema.js';
 import type { ServerKeys } from '../storage/secrets.js';
 import { type Access, projectScope, requirePermission } from './access.js';
 import { avatarUrl } from './avatar.js';
+import type { Thumbnails } from './thumbnail.js';
 
 export interface ProjectServiceDeps {
   db: Kysely<Database>;
@@ -28,6 +30,8 @@ export interface ProjectServiceDeps {
   access: Pick<Access, 'requireProject' | 'requireBrandKit'>;
   keys: ServerKeys;
   publicUrl: string;
+  /** The thumbnails of a deleted project's designs are removed after the delete commits. */
+  thumbnails: Pick<Thumbnails, 'discard'>;
 }
 
 export interface CreateProjectInput {
@@ -70,7 +74,16 @@ function projectOf(row: ProjectRow, kit: BrandKitRow) {
   };
 }
 
-export function createProjectService({ db, projects, brandKits, users, access, keys, publicUrl }: ProjectServiceDeps) {
+export function createProjectService({
+  db,
+  projects,
+  brandKits,
+  users,
+  access,
+  keys,
+  publicUrl,
+  thumbnails,
+}: ProjectServiceDeps) {
   function projectUserOf(user: ProjectUserRow) {
     return {
       userId: user.id,
@@ -164,15 +177,18 @@ export function createProjectService({ db, projects, brandKits, users, access, k
     async delete(actor: Actor, projectId: number): Promise<void> {
       const project = await access.requireProject(actor, projectId, 'content:write');
       const kit = await brandKitOf(actor, project);
-      await db.transaction().execute(async (tx) => {
-        // Folders and memberships go with the project (ON DELETE CASCADE); designs will, once they exist.
+      const thumbs = await db.transaction().execute(async (tx) => {
+        // Designs first, to learn their thumbnails; folders and memberships go with the project (ON DELETE CASCADE).
+        const thumbs = await deleteDesignsOfProject(tx, project.id);
         await createProjectRepository(tx).delete(actor.teamId, project.id);
         await recordEvent(tx, {
           teamId: actor.teamId,
           action: 'project/delete',
           data: { project: projectOf(project, kit) },
         });
+        return thumbs;
       });
+      await thumbnails.discard(thumbs);
     },
 
     async listUsers(actor: Actor, projectId: number) {

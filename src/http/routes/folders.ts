@@ -1,3 +1,4 @@
+import type { DesignService } from '../../services/design.service.js';
 import type { FolderService } from '../../services/folder.service.js';
 import { actorOf } from '../plugins/auth.js';
 import { AUTHED_ERRORS, BODY_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
@@ -12,7 +13,6 @@ import {
   UpdateFolderBody,
 } from '../schemas/folders.js';
 import type { App } from '../types.js';
-import { notImplemented } from './not-implemented.js';
 
 const tags = ['Folders'];
 
@@ -23,7 +23,10 @@ const WRITE_AFTER_LOOKUP =
   'Needs the Editor role or a stronger one on a project the caller can see (Editors: projects they are users of); ' +
   'a project or folder the caller cannot see is a 404 for every role.';
 
-export function foldersRoutes(app: App, { folders }: { folders: FolderService }) {
+export function foldersRoutes(
+  app: App,
+  { folders, designs }: { folders: FolderService; designs: Pick<DesignService, 'moveToFolder'> },
+) {
   app.get('/v1/folders', {
     config: { permission: 'read' },
     schema: {
@@ -82,17 +85,22 @@ export function foldersRoutes(app: App, { folders }: { folders: FolderService })
   });
 
   app.post('/v1/moveDesignToFolder', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Move a design to a folder',
-      description: '`folderId: -1` moves the design to the root of its project; a folder of another project is a 422.',
+      description:
+        '`folderId: -1` moves the design to the root of its project; a folder of another project is a 422 ' +
+        `INVALID_MOVE. ${WRITE_AFTER_LOOKUP}`,
       body: MoveDesignToFolderBody,
       response: {
         200: MoveDesignToFolderResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'INVALID_MOVE', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'INVALID_MOVE'),
       },
     },
-    handler: async () => notImplemented('POST /v1/moveDesignToFolder'),
+    handler: async (request) => {
+      await designs.moveToFolder(actorOf(request), request.body);
+      return { response: true as const };
+    },
   });
 }

@@ -1,7 +1,9 @@
 import { designDocumentJsonSchema } from '../../domain/design.schema.js';
 import { AppError } from '../../errors.js';
 import { fontFamily as catalogueFamily, fontCatalogue } from '../../render/fonts.js';
-import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
+import type { DesignService } from '../../services/design.service.js';
+import { actorOf } from '../plugins/auth.js';
+import { AUTHED_ERRORS, BODY_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
   DeleteTemplateBody,
   DesignDocumentJsonSchema,
@@ -22,11 +24,16 @@ import {
   UpdateTemplateBody,
 } from '../schemas/templates.js';
 import type { App } from '../types.js';
-import { notImplemented } from './not-implemented.js';
 
 const tags = ['Templates (designs)'];
 
-export function templatesRoutes(app: App) {
+// Routes that name an existing design, project or folder ask only for `read` and the service checks content:write after
+// the lookup, so that what the caller cannot see is a 404 for every role (services/access.ts).
+const WRITE_AFTER_LOOKUP =
+  'Needs the Editor role or a stronger one on a project the caller can see (Editors: projects they are users of); ' +
+  'a design, project or folder the caller cannot see is a 404 for every role.';
+
+export function templatesRoutes(app: App, { designs }: { designs: DesignService }) {
   app.get('/v1/templates', {
     config: { permission: 'read' },
     schema: {
@@ -37,33 +44,36 @@ export function templatesRoutes(app: App) {
         'API-generated designs are excluded unless `apiGenerated=true`, which lists only them. ' +
         'Default order: UPDATED_AT DESC. `thumbUrl` is valid for 12 hours; list again for a new one.',
       querystring: ListTemplatesQuery,
-      response: { 200: ListTemplatesResponse, ...errors(...AUTHED_ERRORS, 'INVALID_CURSOR', 'NOT_IMPLEMENTED') },
+      response: { 200: ListTemplatesResponse, ...errors(...AUTHED_ERRORS, 'INVALID_CURSOR') },
     },
-    handler: async () => notImplemented('GET /v1/templates'),
+    handler: async (request) => ({ response: await designs.list(actorOf(request), request.query) }),
   });
 
   app.delete('/v1/templates', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Delete a design',
-      description: 'Finished exports of the design stay downloadable until their links expire.',
+      description: `Finished exports of the design stay downloadable until their links expire. ${WRITE_AFTER_LOOKUP}`,
       body: DeleteTemplateBody,
-      response: { 200: StatusSuccess, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: StatusSuccess, ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('DELETE /v1/templates'),
+    handler: async (request) => {
+      await designs.delete(actorOf(request), request.body.hash);
+      return { response: { status: 'success' as const } };
+    },
   });
 
   app.put('/v1/templates', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Rename a design or mark it as a team template',
-      description: 'Extension.',
+      description: `Extension. A rename renames the design document too (a new revision). ${WRITE_AFTER_LOOKUP}`,
       body: UpdateTemplateBody,
-      response: { 200: TemplateResponse, ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: TemplateResponse, ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('PUT /v1/templates'),
+    handler: async (request) => ({ response: await designs.update(actorOf(request), request.body) }),
   });
 
   app.get('/v1/templates/:templateHash/design-sizes', {
@@ -72,26 +82,27 @@ export function templatesRoutes(app: App) {
       tags,
       summary: 'List the sizes of a design or design set',
       params: TemplateHashParams,
-      response: { 200: DesignSizesResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: DesignSizesResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('GET /v1/templates/{templateHash}/design-sizes'),
+    handler: async (request) => ({ response: await designs.sizes(actorOf(request), request.params.templateHash) }),
   });
 
   app.post('/v1/templates/import', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Create a design from a design document',
       description:
         'Extension. The document is validated against GET /v1/schemas/design-document.json; size hashes and ' +
-        'kinds are filled in when absent. A folder of another project is a 422.',
+        'kinds are filled in when absent, and a size hash another design already uses is replaced by a new one. ' +
+        `The design takes \`name\` (the document's name too). A folder of another project is a 422. ${WRITE_AFTER_LOOKUP}`,
       body: ImportTemplateBody,
       response: {
         200: TemplateResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'UNPROCESSABLE', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'UNPROCESSABLE'),
       },
     },
-    handler: async () => notImplemented('POST /v1/templates/import'),
+    handler: async (request) => ({ response: await designs.importDesign(actorOf(request), request.body) }),
   });
 
   app.get('/v1/templates/:hash/document', {
@@ -101,27 +112,31 @@ export function templatesRoutes(app: App) {
       summary: 'Read the design document of a design',
       description: 'Extension.',
       params: HashParams,
-      response: { 200: DocumentResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: DocumentResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('GET /v1/templates/{hash}/document'),
+    handler: async (request) => ({ response: await designs.document(actorOf(request), request.params.hash) }),
   });
 
   app.put('/v1/templates/:hash/document', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Replace the design document of a design',
       description:
         'Extension. The previous content is kept as an automatic design version; the new content changes the ' +
-        "design's revision, so earlier cached exports no longer match.",
+        "design's revision, so earlier cached exports no longer match. Sizes without a hash keep the hash of the " +
+        "current size of the same name and dimensions; the document's name becomes the design's name. " +
+        WRITE_AFTER_LOOKUP,
       params: HashParams,
       body: ReplaceDocumentBody,
       response: {
         200: ReplaceDocumentResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND'),
       },
     },
-    handler: async () => notImplemented('PUT /v1/templates/{hash}/document'),
+    handler: async (request) => ({
+      response: await designs.replaceDocument(actorOf(request), request.params.hash, request.body.document),
+    }),
   });
 
   app.get('/v1/templates/:hash/elements', {
@@ -131,9 +146,9 @@ export function templatesRoutes(app: App) {
       summary: 'List the editable elements of a design',
       description: 'Extension. `attributes` are the element-change attributes each element accepts.',
       params: HashParams,
-      response: { 200: ElementsResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: ElementsResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('GET /v1/templates/{hash}/elements'),
+    handler: async (request) => ({ response: await designs.elements(actorOf(request), request.params.hash) }),
   });
 
   app.get('/v1/templates/fontVariants', {
@@ -142,17 +157,20 @@ export function templatesRoutes(app: App) {
       tags,
       summary: 'List the font variants valid as FONTVARIANT values',
       description:
-        'Give `templateHash` (the fonts of its text and button elements, or of `elementName` only) or `fontFamily`.',
+        'Give `templateHash` (the fonts of its text and button elements, or of `elementName` only) or `fontFamily`. ' +
+        'With templateHash, each family the design uses appears once, in order of first use; a family outside the ' +
+        'catalogue has no variants.',
       querystring: FontVariantsQuery,
       response: {
         200: FontVariantsResponse,
-        ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'UNKNOWN_ELEMENT', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'UNKNOWN_ELEMENT'),
       },
     },
     handler: async (request) => {
       const { templateHash, elementName, fontFamily } = request.query;
-      // The variants of a design's fonts need stored designs, which land with the templates issue.
-      if (templateHash) notImplemented('GET /v1/templates/fontVariants with templateHash (the fonts of a design)');
+      if (templateHash) {
+        return { response: await designs.fontVariants(actorOf(request), templateHash, elementName) };
+      }
       if (elementName) {
         throw new AppError(
           'VALIDATION_FAILED',

@@ -90,6 +90,10 @@ export interface Database {
   projects: ProjectsTable;
   project_users: ProjectUsersTable;
   folders: FoldersTable;
+  // templates issue (migration 0004):
+  designs: DesignsTable;
+  design_sizes: DesignSizesTable;
+  design_versions: DesignVersionsTable;
 }
 
 // ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----
@@ -139,4 +143,55 @@ export interface AdNetworkTeamStatusTable {
   ad_network_id: number;
   /** 1 enabled, 0 disabled. */
   status: number;
+}
+
+// ---- templates issue (migration 0004): designs, their size hashes and versions ----
+
+export interface DesignsTable {
+  id: Generated<number>;
+  /** The public id: 7 lowercase alphanumerics, unique across designs and size hashes. */
+  hash: string;
+  team_id: number;
+  project_id: number;
+  /** null at the root of the project. */
+  folder_id: number | null;
+  /** Always equal to the document's `name`. */
+  name: string;
+  is_template: number;
+  api_generated: number;
+  /** JSON text of the normalised design document (size hashes and kinds filled in). */
+  document: string;
+  /** Bumped on every change of the document; part of the export cache key. */
+  revision: number;
+  /** BlobStore key of the thumbnail PNG; null until one has been made. */
+  thumb_key: string | null;
+  created_by: number;
+  updated_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The hashes of the sizes of each design's current document, for lookups by size hash and service-wide uniqueness. */
+export interface DesignSizesTable {
+  hash: string;
+  design_id: number;
+  /** Index of the size in the document. */
+  position: number;
+}
+
+export interface DesignVersionsTable {
+  /** UUID v4. */
+  id: string;
+  design_id: number;
+  /** 1, 2, 3… within a design: the order of versions, which timestamps alone cannot give when they tie. */
+  number: number;
+  version_name: string;
+  /** JSON text of the whole document as it was. */
+  document: string;
+  size_hash: string;
+  /** 1 when the service saved it (before a document replacement or a restore), 0 when a user did. */
+  automatic: number;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
 }

@@ -437,14 +437,4 @@ describe('/v1/folders', () => {
       assertError(res, 401, 'UNAUTHENTICATED');
     }
   });
-
-  test('moveDesignToFolder still answers 501 until designs exist', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/v1/moveDesignToFolder',
-      headers: t.owner.headers,
-      payload: { designHash: 'abc1234', folderId: -1 },
-    });
-    assertError(res, 501, 'NOT_IMPLEMENTED');
-  });
 });

@@ -1,4 +1,4 @@
-// GET /v1/fonts, GET /v1/templates/fontVariants (by fontFamily; by templateHash once designs are stored) and the
+// GET /v1/fonts, GET /v1/templates/fontVariants (by fontFamily; by templateHash in templates.test.ts) and the
 // published JSON Schema of the design document.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -85,14 +85,11 @@ describe('fonts and the design document schema over HTTP', () => {
     assert.deepEqual(alone.json().details, [{ path: '/elementName', in: 'query', message: 'needs templateHash' }]);
   });
 
-  test('by templateHash it answers 501 until designs are stored, after checking the hash’s form', async () => {
+  test('by templateHash the hash’s form is checked first; an unknown design is a 404 (templates.test.ts has more)', async () => {
     const res = await get('/v1/templates/fontVariants?templateHash=abc1234&elementName=headline');
-    assert.equal(res.statusCode, 501);
-    assert.equal(res.json().code, 'NOT_IMPLEMENTED');
-    assert.match(
-      res.json().error,
-      /^GET \/v1\/templates\/fontVariants with templateHash \(the fonts of a design\) is declared/,
-    );
+    assert.equal(res.statusCode, 404);
+    assert.equal(res.json().code, 'NOT_FOUND');
+    assert.equal(res.json().error, 'templateHash: design abc1234 does not exist or is not visible to the caller');
     const bad = await get('/v1/templates/fontVariants?templateHash=ABC');
     assert.equal(bad.statusCode, 400);
     assert.match(bad.json().error, /^templateHash \(query\): must be 7 lowercase letters or digits/);

@@ -1,0 +1,223 @@
+// Designs and the hashes of their sizes. Which projects a caller sees is decided in services/access.ts; this module
+// turns that decision (a ProjectScope) into SQL, so that lookups and lists are filtered in the database.
+import { type Kysely, sql } from 'kysely';
+import type { PageRequest } from '../../../domain/page.js';
+import type { Dialect } from '../database.js';
+import { now } from '../database.js';
+import { paginate } from '../paginate.js';
+import type { Database } from '../schema.js';
+import { nameContains, type ProjectScope, visibleProjectIdsQuery } from './projects.repository.js';
+
+export interface DesignRow {
+  id: number;
+  hash: string;
+  team_id: number;
+  project_id: number;
+  folder_id: number | null;
+  name: string;
+  is_template: number;
+  api_generated: number;
+  document: string;
+  revision: number;
+  thumb_key: string | null;
+  created_by: number;
+  updated_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What the list shows of a design: everything but the document, which can be large. */
+export type DesignListRow = Omit<DesignRow, 'document'>;
+
+export interface DesignListFilters {
+  keyword?: string;
+  exactSearch?: boolean;
+  projectId?: number;
+  folderId?: number;
+  /** true: only API-generated designs; false: none of them (SPEC §11). */
+  apiGenerated: boolean;
+  onlyTemplates?: boolean;
+}
+
+export interface NewDesign {
+  hash: string;
+  teamId: number;
+  projectId: number;
+  folderId: number | null;
+  name: string;
+  isTemplate: boolean;
+  apiGenerated: boolean;
+  document: string;
+  thumbKey: string | null;
+  userId: number;
+}
+
+const COLUMNS = [
+  'id',
+  'hash',
+  'team_id',
+  'project_id',
+  'folder_id',
+  'name',
+  'is_template',
+  'api_generated',
+  'document',
+  'revision',
+  'thumb_key',
+  'created_by',
+  'updated_by',
+  'created_at',
+  'updated_at',
+] as const;
+
+const LIST_COLUMNS = COLUMNS.filter((c) => c !== 'document');
+
+export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
+  return {
+    /** The design with this hash in a project of the scope. */
+    async findVisible(scope: ProjectScope, hash: string): Promise<DesignRow | undefined> {
+      return db
+        .selectFrom('designs')
+        .select(COLUMNS)
+        .where('team_id', '=', scope.teamId)
+        .where('hash', '=', hash)
+        .where('project_id', 'in', visibleProjectIdsQuery(db, scope))
+        .executeTakeFirst();
+    },
+
+    /** The design whose hash, or the hash of one of whose sizes, is `hash`, in a project of the scope. */
+    async findVisibleByDesignOrSizeHash(
+      scope: ProjectScope,
+      hash: string,
+    ): Promise<(DesignRow & { size_hash: string | null }) | undefined> {
+      const design = await this.findVisible(scope, hash);
+      if (design) return { ...design, size_hash: null };
+      return db
+        .selectFrom('designs as d')
+        .innerJoin('design_sizes as s', 's.design_id', 'd.id')
+        .select(COLUMNS.map((c) => `d.${c}` as const))
+        .select('s.hash as size_hash')
+        .where('d.team_id', '=', scope.teamId)
+        .where('s.hash', '=', hash)
+        .where('d.project_id', 'in', visibleProjectIdsQuery(db, scope))
+        .executeTakeFirst();
+    },
+
+    /** Re-reads a design inside a transaction, holding its row until the transaction ends (PostgreSQL). */
+    async lock(id: number): Promise<DesignRow | undefined> {
+      let query = db.selectFrom('designs').select(COLUMNS).where('id', '=', id);
+      // SQLite runs one writer at a time already and has no FOR UPDATE.
+      if (dialect === 'postgres') query = query.forUpdate();
+      return query.executeTakeFirst();
+    },
+
+    /**
+     * Which of `hashes` are taken service-wide, as a design hash or as the size hash of a design other than
+     * `exceptDesignId` (a design keeps its own size hashes when its document is replaced).
+     */
+    async takenHashes(hashes: readonly string[], exceptDesignId: number | null = null): Promise<Set<string>> {
+      if (hashes.length === 0) return new Set();
+      const designs = await db.selectFrom('designs').select('hash').where('hash', 'in', hashes).execute();
+      let sizes = db.selectFrom('design_sizes').select('hash').where('hash', 'in', hashes);
+      if (exceptDesignId !== null) sizes = sizes.where('design_id', '!=', exceptDesignId);
+      const sizeRows = await sizes.execute();
+      return new Set([...designs, ...sizeRows].map((r) => r.hash));
+    },
+
+    async insert(design: NewDesign): Promise<DesignRow> {
+      const at = now();
+      return db
+        .insertInto('designs')
+        .values({
+          hash: design.hash,
+          team_id: design.teamId,
+          project_id: design.projectId,
+          folder_id: design.folderId,
+          name: design.name,
+          is_template: design.isTemplate ? 1 : 0,
+          api_generated: design.apiGenerated ? 1 : 0,
+          document: design.document,
+          revision: 1,
+          thumb_key: design.thumbKey,
+          created_by: design.userId,
+          updated_by: design.userId,
+          created_at: at,
+          updated_at: at,
+        })
+        .returning(COLUMNS)
+        .executeTakeFirstOrThrow();
+    },
+
+    /** Changes a design and stamps who and when; returns the row as it is now. */
+    async update(
+      id: number,
+      changes: Partial<Pick<DesignRow, 'name' | 'is_template' | 'document' | 'revision' | 'thumb_key' | 'folder_id'>>,
+      userId: number,
+    ): Promise<DesignRow> {
+      return db
+        .updateTable('designs')
+        .set({ ...changes, updated_by: userId, updated_at: now() })
+        .where('id', '=', id)
+        .returning(COLUMNS)
+        .executeTakeFirstOrThrow();
+    },
+
+    /** Makes `hashes` (in document order) the size hashes of the design. */
+    async replaceSizes(designId: number, hashes: readonly string[]): Promise<void> {
+      await db.deleteFrom('design_sizes').where('design_id', '=', designId).execute();
+      if (hashes.length === 0) return;
+      await db
+        .insertInto('design_sizes')
+        .values(hashes.map((hash, position) => ({ hash, design_id: designId, position })))
+        .execute();
+    },
+
+    /** Deletes the design with its sizes and versions (ON DELETE CASCADE). */
+    async delete(id: number): Promise<void> {
+      await db.deleteFrom('designs').where('id', '=', id).execute();
+    },
+
+    /** Moves the designs of a folder to `parentId` (the project root when null): a folder is deleted, not its designs. */
+    async moveOutOfFolder(folderId: number, parentId: number | null, userId: number): Promise<void> {
+      await db
+        .updateTable('designs')
+        .set({ folder_id: parentId, updated_by: userId, updated_at: now() })
+        .where('folder_id', '=', folderId)
+        .execute();
+    },
+
+    async list(scope: ProjectScope, filters: DesignListFilters, page: PageRequest) {
+      let query = db
+        .selectFrom('designs as d')
+        .select(LIST_COLUMNS.map((c) => `d.${c}` as const))
+        .where('d.team_id', '=', scope.teamId)
+        .where('d.project_id', 'in', visibleProjectIdsQuery(db, scope))
+        .where('d.api_generated', '=', filters.apiGenerated ? 1 : 0);
+      if (filters.projectId !== undefined) query = query.where('d.project_id', '=', filters.projectId);
+      if (filters.folderId !== undefined) query = query.where('d.folder_id', '=', filters.folderId);
+      if (filters.onlyTemplates) query = query.where('d.is_template', '=', 1);
+      const keyword = filters.keyword;
+      if (keyword !== undefined) {
+        query = filters.exactSearch
+          ? query.where(sql<boolean>`lower(${sql.ref('d.name')}) = ${keyword.toLowerCase()}`)
+          : query.where((eb) => nameContains(eb.ref('d.name'), keyword));
+      }
+      return paginate<DesignListRow>(query, page, 'd.id', {
+        NAME: 'd.name',
+        CREATED_AT: 'd.created_at',
+        UPDATED_AT: 'd.updated_at',
+      });
+    },
+  };
+}
+
+export type DesignRepository = ReturnType<typeof createDesignRepository>;
+
+/**
+ * Deletes every design of a project (with their sizes and versions); returns the thumbnail keys they had, for the
+ * caller to discard once the transaction has committed. A function of its own: project deletion needs no dialect.
+ */
+export async function deleteDesignsOfProject(db: Kysely<Database>, projectId: number): Promise<string[]> {
+  const rows = await db.deleteFrom('designs').where('project_id', '=', projectId).returning('thumb_key').execute();
+  return rows.flatMap((r) => (r.thumb_key ? [r.thumb_key] : []));
+}
