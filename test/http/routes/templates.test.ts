@@ -460,10 +460,7 @@ describe('/v1/templates', () => {
       const stored = await row(hash);
       assert.equal(stored?.revision, 2);
       assert.equal(JSON.parse(stored?.document ?? '{}').name, 'New name');
-      assert.deepEqual(
-        (await eventsOf(hash)).map(([action]) => action),
-        ['design/create', 'design/update'],
-      );
+      assert.deepEqual((await eventsOf(hash)).map(([action]) => action).sort(), ['design/create', 'design/update']);
 
       // Only isTemplate: the revision stays.
       const unmark = await inject('PUT', '/v1/templates', { hash, isTemplate: false });
@@ -525,19 +522,24 @@ describe('/v1/templates', () => {
       assert.deepEqual(versions, []);
       assert.equal(await t.runtime.blobs.exists(before.thumb_key), false);
       const events = await eventsOf(hash);
-      assert.deepEqual(events.at(-1), [
-        'design/delete',
-        {
-          template: {
-            id: hash,
-            name: 'Spring sale',
-            isTemplate: false,
-            projectId,
-            apiGenerated: false,
-            thumbUrl: null,
-          },
-        },
-      ]);
+      assert.deepEqual(
+        events.filter(([action]) => action === 'design/delete'),
+        [
+          [
+            'design/delete',
+            {
+              template: {
+                id: hash,
+                name: 'Spring sale',
+                isTemplate: false,
+                projectId,
+                apiGenerated: false,
+                thumbUrl: null,
+              },
+            },
+          ],
+        ],
+      );
       assertError(await inject('DELETE', '/v1/templates', { hash }), 404, 'NOT_FOUND');
     });
 
@@ -626,10 +628,12 @@ describe('/v1/templates', () => {
       assert.equal(versions[0].size_hash, a);
       assert.equal(versions[0].created_by, t.owner.userId);
       assert.deepEqual(JSON.parse(versions[0].document), JSON.parse(before.document));
-      assert.deepEqual(
-        (await eventsOf(created.id)).map(([action]) => action),
-        ['design/create', 'designVersion/create', 'design/update'],
-      );
+      // One transaction's events may share a millisecond: compared as a multiset.
+      assert.deepEqual((await eventsOf(created.id)).map(([action]) => action).sort(), [
+        'design/create',
+        'design/update',
+        'designVersion/create',
+      ]);
     });
 
     test('an invalid document is a 400 naming the element path, and changes nothing', async () => {
