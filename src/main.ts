@@ -27,9 +27,9 @@ async function serve() {
   const runtime = await openRuntime(config);
   const app = await buildApp(runtime);
   if (config.demo) {
-    const demo = await seedDemoIfEmpty(runtime.db, config.dataDir);
+    const demo = await seedDemoIfEmpty(app, runtime.db, config.dataDir);
     if (demo) {
-      app.log.info({ file: demo.file }, 'created the demo team');
+      app.log.info({ file: demo.file, projectId: demo.projectId, designs: demo.designHashes }, 'created the demo team');
       process.stdout.write(
         `\nDemo team created. API credential (shown once, also written to ${demo.file}):\n` +
           `  clientId:     ${demo.clientId}\n  clientSecret: ${demo.clientSecret}\n` +

@@ -89,7 +89,7 @@ describe('placard serve', () => {
   });
   after(() => e.cleanup());
 
-  test('first start creates the demo team, prints its credential once and writes demo-credentials.json', async () => {
+  test('first start creates the demo team, project and designs, prints the credential once and writes demo-credentials.json', async () => {
     const { child, url, stdout } = await serve(e.env);
     const file = path.join(e.dataDir, 'demo-credentials.json');
     const demo = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -106,6 +106,26 @@ describe('placard serve', () => {
     );
     assert.equal(users.response.nodes[0].email, 'owner@demo.local');
     assert.equal(users.response.nodes[0].role.name, 'Owner');
+
+    const auth = { authorization: `Bearer ${token.token}` };
+    // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field below.
+    const get = (route: string) => fetch(`${url}${route}`, { headers: auth }).then((r) => r.json() as Promise<any>);
+    const projects = await get('/v1/projects');
+    assert.deepEqual(
+      projects.response.nodes.map((p: { name: string }) => p.name),
+      ['Spring campaign'],
+    );
+    const designs = await get('/v1/templates?orderBy=NAME&orderDirection=ASC');
+    assert.deepEqual(
+      designs.response.nodes.map((d: { name: string }) => d.name),
+      ['Spring sale — IAB set', 'Spring sale — Medium Rectangle', 'Spring sale — Story'],
+    );
+    const set = designs.response.nodes[0];
+    const sizes = await get(`/v1/templates/${set.id}/design-sizes`);
+    assert.deepEqual(
+      sizes.response.map((z: { width: number; height: number; kind: string }) => `${z.width}x${z.height} ${z.kind}`),
+      ['300x250 system_design', '728x90 system_design', '160x600 system_design', '300x600 system_design'],
+    );
 
     child.kill('SIGTERM');
     assert.equal(await exitOf(child), 0, 'SIGTERM stops the service cleanly');
