@@ -4,7 +4,7 @@
 import type { TObject } from 'typebox';
 import type { BaseElement } from './common.js';
 
-/** The element-change attributes of SPEC §5 (the same list as the HTTP schema's ELEMENT_CHANGE_ATTRIBUTES). */
+/** The element-change attributes of SPEC §5; the HTTP schemas take their enum from here. */
 export const CHANGE_ATTRIBUTES = [
   'LABEL',
   'SOURCE',

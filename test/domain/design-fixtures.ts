@@ -1,70 +1,9 @@
 // Design documents shared by the document, changes and route tests. `springSale` is the example of SPEC §5, verbatim.
 import type { DesignDocument } from '../../src/domain/design.schema.js';
+import { DESIGN_DOCUMENT_EXAMPLE } from '../../src/domain/design-document-doc.js';
 
 export function springSale(): Record<string, unknown> & { sizes: Record<string, unknown>[] } {
-  return {
-    name: 'Spring sale',
-    loop: 1,
-    sizes: [
-      {
-        name: 'Medium Rectangle',
-        width: 300,
-        height: 250,
-        backgroundColor: '#0F172A',
-        slides: [
-          {
-            duration: 5,
-            elements: [
-              {
-                name: 'photo',
-                type: 'image',
-                x: 0,
-                y: 0,
-                width: 300,
-                height: 140,
-                src: 'https://cdn.example.com/p.jpg',
-                fit: 'cover',
-              },
-              {
-                name: 'headline',
-                type: 'text',
-                x: 16,
-                y: 150,
-                width: 268,
-                height: 48,
-                text: 'Spring sale',
-                fontFamily: 'Inter',
-                fontVariant: '700',
-                fontSize: 24,
-                color: '#FFFFFF',
-                autoFit: 'shrink',
-                minFontSize: 12,
-                animations: [
-                  { effect: 'slide', direction: 'in', from: 'left', start: 0, duration: 0.6, easing: 'easeOut' },
-                ],
-              },
-              {
-                name: 'cta',
-                type: 'button',
-                x: 16,
-                y: 206,
-                width: 120,
-                height: 32,
-                label: 'Shop now',
-                fill: '#F59E0B',
-                color: '#111827',
-                fontFamily: 'Inter',
-                fontVariant: '600',
-                fontSize: 14,
-                cornerRadius: 6,
-                link: 'https://example.com',
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  };
+  return structuredClone(DESIGN_DOCUMENT_EXAMPLE) as Record<string, unknown> & { sizes: Record<string, unknown>[] };
 }
 
 const box = { x: 0, y: 0, width: 100, height: 50 };

@@ -1,7 +1,9 @@
 // Schemas of designs (the seed's templates): hashes, the listed node, sizes, the design document, its editable
 // elements, fonts, and the element changes (SPEC §5) that exports and share links apply to a design.
+
 import { type Static, Type } from 'typebox';
 import { DesignDocument } from '../../domain/design.schema.js';
+import { CHANGE_ATTRIBUTES } from '../../elements/element-kind.js';
 import { Id, Nullable, Ok, PageOf, PageQueryFields } from './common.js';
 
 const HASH_RULE = 'must be 7 lowercase letters or digits';
@@ -34,20 +36,8 @@ export { DesignDocument };
 
 // ---- element changes (SPEC §5), shared by exports and share links ----
 
-export const ELEMENT_CHANGE_ATTRIBUTES = [
-  'LABEL',
-  'SOURCE',
-  'CODE',
-  'VISIBILITY',
-  'FONTVARIANT',
-  'TEXTMARKDOWN',
-  'TEXTCOLOR',
-  'BGCOLOR',
-  'SVGCOLORS',
-  'LINEHEIGHT',
-  'LETTERSPACING',
-  'FONTFAMILY',
-] as const;
+/** One list for the domain and the HTTP layer: the registry's. */
+export const ELEMENT_CHANGE_ATTRIBUTES = CHANGE_ATTRIBUTES;
 
 export const ElementChangeAttribute = Type.Enum([...ELEMENT_CHANGE_ATTRIBUTES], {
   description: 'What to change; which element types accept which attribute is in SPEC §5',
