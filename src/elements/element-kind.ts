@@ -2,6 +2,7 @@
 // and looked up only through registry.ts. The element-changes validator, the elements endpoint, the renderer and the
 // HTML5 packager all ask a kind instead of branching on `element.type`.
 import type { TObject } from 'typebox';
+import type { DrawContext } from '../render/types.js';
 import type { BaseElement } from './common.js';
 
 /** The element-change attributes of SPEC §5; the HTTP schemas take their enum from here. */
@@ -52,10 +53,11 @@ export interface ElementKind<E extends BaseElement = BaseElement> {
   editableValue(element: E): string | null;
   /** The font of a type that draws text (text, button); absent for the others. */
   fontOf?(element: E): FontRef;
-  // The renderer issue fills these in; their signatures are refined there. They are optional so that the document
-  // model, the changes and the elements endpoint work before any renderer exists.
-  measure?(element: E, context: unknown): unknown;
-  draw?(element: E, context: unknown): unknown;
+  /** The image sources (URLs or inline SVG markup) the element draws; the pipeline resolves them before drawing. */
+  imagesOf?(element: E): string[];
+  /** Draws the element in local coordinates (see DrawContext). Optional until each kind's renderer lands. */
+  draw?(element: E, dc: DrawContext): void;
+  // The HTML5 issue fills this in; its signature is refined there.
   toHtml?(element: E, context: unknown): unknown;
 }
 
