@@ -30,8 +30,11 @@ import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { type AssetFetcher, createAssetFetcher } from './render/assets.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
+import { createAssetService } from './services/asset.service.js';
+import { type AssetProcessor, createAssetProcessor } from './services/asset-processor.js';
 import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
@@ -48,6 +51,7 @@ import { createAdNetworkRepository } from './storage/db/repositories/ad-networks
 import { createBrandKitRepository } from './storage/db/repositories/brand-kits.repository.js';
 import { createCredentialRepository } from './storage/db/repositories/credentials.repository.js';
 import { createFolderRepository } from './storage/db/repositories/folders.repository.js';
+import { createMediaRepository } from './storage/db/repositories/media.repository.js';
 import { createProjectRepository } from './storage/db/repositories/projects.repository.js';
 import { createUserRepository } from './storage/db/repositories/users.repository.js';
 import { createWebhookRepository } from './storage/db/repositories/webhooks.repository.js';
@@ -62,6 +66,15 @@ export interface AppDeps {
   blobs: BlobStore;
   /** Fastify logger options; false silences it (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
+  assetFetcher?: Pick<AssetFetcher, 'fetch'>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Background fetching of brand kit assets: started when the app is ready, stopped when it closes. */
+    assetProcessor: AssetProcessor;
+  }
 }
 
 const VERSION = (
@@ -163,7 +176,26 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Contract routes of later issues (declared with their schemas, answering 501 until they land):
   exportsRoutes(app);
   shareLinksRoutes(app);
-  brandKitAssetsRoutes(app);
+  const assetProcessor = createAssetProcessor({
+    db: db.kysely,
+    blobs: deps.blobs,
+    fetcher: deps.assetFetcher ?? createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, cacheBytes: 0 }),
+    urlTtlSeconds: config.urlTtlSeconds,
+    log: app.log,
+  });
+  app.decorate('assetProcessor', assetProcessor);
+  app.addHook('onReady', async () => assetProcessor.start());
+  app.addHook('onClose', async () => assetProcessor.stop());
+  brandKitAssetsRoutes(app, {
+    assets: createAssetService({
+      db: db.kysely,
+      media: createMediaRepository(db.kysely),
+      access,
+      blobs: deps.blobs,
+      urlTtlSeconds: config.urlTtlSeconds,
+      queue: assetProcessor,
+    }),
+  });
   adNetworksRoutes(app, {
     adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
   });

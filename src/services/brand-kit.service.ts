@@ -59,8 +59,7 @@ export function createBrandKitService({ db, brandKits, access }: BrandKitService
           createdBy: row.created_by,
           createdAt: row.created_at,
           updatedAt: row.updated_at,
-          // Brand kit assets arrive with their own issue; until then no kit has any.
-          assetCount: 0,
+          assetCount: row.assetCount,
         })),
       };
     },

@@ -1,3 +1,5 @@
+import type { AssetService } from '../../services/asset.service.js';
+import { actorOf } from '../plugins/auth.js';
 import {
   BrandKitIdParams,
   CreateMediaFolderBody,
@@ -10,27 +12,35 @@ import {
 } from '../schemas/brand-kit-assets.js';
 import { AUTHED_ERRORS, errors, POST_ERRORS } from '../schemas/common.js';
 import type { App } from '../types.js';
-import { notImplemented } from './not-implemented.js';
 
 const tags = ['Brand kit assets'];
 
-export function brandKitAssetsRoutes(app: App) {
+// Uploads and new media folders name an existing brand kit: the route only asks for `read` and the service checks
+// `content:write` after finding the kit, so that another team's kit is a 404 for every role (see services/access.ts).
+const WRITE_AFTER_LOOKUP =
+  'Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.';
+
+export function brandKitAssetsRoutes(app: App, { assets }: { assets: AssetService }) {
   app.post('/v1/brandkit/uploadAssets', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Upload assets to a brand kit from public links',
       description:
         'Answers at once with every asset in status PROCESSING; each source is then fetched in the background and ' +
         'its type decided by content sniffing. Images jpg, jpeg, png, gif, svg, webp up to 20 MB (gif 1 MB); audio ' +
-        'mp3, wav, ogg up to 10 MB; video mp4, mov, avi, webm, mkv up to 100 MB; audio and video up to 5 minutes.',
+        'mp3, wav, ogg up to 10 MB; video mp4, mov, avi, webm, mkv up to 100 MB; audio and video up to 5 minutes. ' +
+        'A source that breaks a rule (file-hosting share link, private address, not a media file, over a limit) ' +
+        'ends INVALID with the reason in `error`; brandkit/assetsUploaded is recorded when every asset has settled. ' +
+        'A mediaFolderId of another brand kit of the team is a 422, one of no brand kit of the team a 404. ' +
+        WRITE_AFTER_LOOKUP,
       body: UploadAssetsBody,
       response: {
         200: UploadAssetsResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'SOURCE_REJECTED', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'UNPROCESSABLE'),
       },
     },
-    handler: async () => notImplemented('POST /v1/brandkit/uploadAssets'),
+    handler: async (request) => ({ response: await assets.upload(actorOf(request), request.body) }),
   });
 
   app.get('/v1/brandkit/:id/assets', {
@@ -38,29 +48,34 @@ export function brandKitAssetsRoutes(app: App) {
     schema: {
       tags,
       summary: 'List the assets of a brand kit',
+      description:
+        'Every asset whatever its status, newest first. `first` is the page size (default 20, at most 100); without ' +
+        '`parentId` the assets of every media folder are listed.',
       params: BrandKitIdParams,
       querystring: ListAssetsQuery,
       response: {
         200: ListAssetsResponse,
-        ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'INVALID_CURSOR', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'INVALID_CURSOR'),
       },
     },
-    handler: async () => notImplemented('GET /v1/brandkit/{id}/assets'),
+    handler: async (request) => ({
+      response: await assets.list(actorOf(request), request.params.id, request.query),
+    }),
   });
 
   app.post('/v1/brandkit/mediaFolders', {
-    config: { permission: 'content:write' },
+    config: { permission: 'read' },
     schema: {
       tags,
       summary: 'Create a media folder in a brand kit',
-      description: 'Extension.',
+      description: `Extension. A parentId of another brand kit of the team is a 422. ${WRITE_AFTER_LOOKUP}`,
       body: CreateMediaFolderBody,
       response: {
         200: MediaFolderResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'UNPROCESSABLE'),
       },
     },
-    handler: async () => notImplemented('POST /v1/brandkit/mediaFolders'),
+    handler: async (request) => ({ response: await assets.createFolder(actorOf(request), request.body) }),
   });
 
   app.get('/v1/brandkit/:id/mediaFolders', {
@@ -70,8 +85,8 @@ export function brandKitAssetsRoutes(app: App) {
       summary: 'List the media folders of a brand kit',
       description: 'Extension.',
       params: BrandKitIdParams,
-      response: { 200: ListMediaFoldersResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: ListMediaFoldersResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('GET /v1/brandkit/{id}/mediaFolders'),
+    handler: async (request) => ({ response: await assets.listFolders(actorOf(request), request.params.id) }),
   });
 }

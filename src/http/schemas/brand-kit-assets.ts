@@ -53,11 +53,21 @@ export const UploadAssetsBody = Type.Object(
   {
     brandkitId: Id,
     mediaFolderId: Type.Optional(Type.With(Id, { description: 'Media folder inside the brand kit' })),
-    sources: Type.Array(Type.String({ format: 'uri', maxLength: 2048 }), {
-      minItems: 1,
-      maxItems: 50,
-      description: 'Public direct links of the files; share links of file-hosting services are refused',
-    }),
+    sources: Type.Array(
+      Type.String({
+        format: 'uri',
+        maxLength: 2048,
+        pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+        'x-rule': 'must be an http or https link',
+      }),
+      {
+        minItems: 1,
+        maxItems: 50,
+        description:
+          'Public direct links of the files; each becomes one asset. A link that cannot be used (file-hosting share ' +
+          'link, private address, not a media file, over a limit) makes its asset INVALID, not the request fail',
+      },
+    ),
   },
   { additionalProperties: false },
 );
@@ -88,7 +98,7 @@ export const MediaFolder = Type.Object({
 export const CreateMediaFolderBody = Type.Object(
   {
     brandkitId: Id,
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Type.String({ maxLength: 200, pattern: '\\S', 'x-rule': 'must not be empty or only spaces' }),
     parentId: Type.Optional(Type.With(Id, { description: 'Parent media folder; the root when absent' })),
   },
   { additionalProperties: false },

@@ -90,6 +90,10 @@ export interface Database {
   projects: ProjectsTable;
   project_users: ProjectUsersTable;
   folders: FoldersTable;
+  // brand kit assets (migration 0005):
+  media_folders: MediaFoldersTable;
+  media_uploads: MediaUploadsTable;
+  media: MediaTable;
   // templates issue (migration 0004):
   designs: DesignsTable;
   design_sizes: DesignSizesTable;
@@ -191,6 +195,63 @@ export interface DesignVersionsTable {
   size_hash: string;
   /** 1 when the service saved it (before a document replacement or a restore), 0 when a user did. */
   automatic: number;
+  created_by: number;
+  created_at: string;
+  updated_at: string;
+}
+
+// ---- brand kit assets (migration 0005): media folders, upload requests, media (the asset processor's queue) ----
+
+export interface MediaFoldersTable {
+  id: Generated<number>;
+  brand_kit_id: number;
+  /** null at the root of the brand kit. */
+  parent_id: number | null;
+  name: string;
+  created_by: number;
+  created_at: string;
+}
+
+/** One upload request; `remaining` counts its assets still PROCESSING, the last to settle records the event. */
+export interface MediaUploadsTable {
+  id: string;
+  team_id: number;
+  brand_kit_id: number;
+  remaining: number;
+  created_by: number;
+  created_at: string;
+  completed_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface MediaTable {
+  id: Generated<number>;
+  hash: string;
+  team_id: number;
+  brand_kit_id: number;
+  media_folder_id: number | null;
+  upload_id: string;
+  name: string;
+  file_name: string;
+  /** The link the asset was uploaded from. */
+  src: string;
+  /** IMAGE | VIDEO | AUDIO, by content sniffing; null while PROCESSING. */
+  type: string | null;
+  format: string | null;
+  size: number | null;
+  width: number | null;
+  height: number | null;
+  /** Seconds. */
+  duration: number | null;
+  /** PROCESSING | VALID | INVALID | ERROR */
+  status: string;
+  error: string | null;
+  /** Hex SHA-256 of the file. */
+  checksum: string | null;
+  blob_key: string | null;
+  /** How many times a processor has claimed the row. */
+  attempts: ColumnType<number, number | undefined, number>;
+  /** A processor holds the row until then; null when nobody does. */
+  lease_until: string | null;
   created_by: number;
   created_at: string;
   updated_at: string;

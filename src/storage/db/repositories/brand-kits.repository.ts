@@ -44,15 +44,33 @@ export function createBrandKitRepository(db: Kysely<Database>) {
       return row && fromStored(row);
     },
 
+    /** The team's kits, each with the number of its VALID assets (the ones a design can use). */
     async list(teamId: number, keyword: string | undefined, page: PageRequest) {
-      let query = db.selectFrom('brand_kits').select(COLUMNS).where('team_id', '=', teamId);
+      let query = db
+        .selectFrom('brand_kits')
+        .select(COLUMNS)
+        .select((eb) =>
+          eb
+            .selectFrom('media')
+            .select(eb.fn.countAll<number>().as('n'))
+            .whereRef('media.brand_kit_id', '=', 'brand_kits.id')
+            .where('media.status', '=', 'VALID')
+            .as('asset_count'),
+        )
+        .where('team_id', '=', teamId);
       if (keyword) query = query.where((eb) => nameContains(eb.ref('name'), keyword));
-      const result = await paginate<StoredRow>(query, page, 'id', {
+      const result = await paginate<StoredRow & { asset_count: number | null }>(query, page, 'id', {
         NAME: 'name',
         CREATED_AT: 'created_at',
         UPDATED_AT: 'updated_at',
       });
-      return { ...result, nodes: result.nodes.map(fromStored) };
+      return {
+        ...result,
+        nodes: result.nodes.map(({ asset_count, ...row }) => ({
+          ...fromStored(row),
+          assetCount: Number(asset_count ?? 0),
+        })),
+      };
     },
 
     async insert(kit: { teamId: number; name: string; createdBy: number }): Promise<BrandKitRow> {
