@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../../src/app.js';
 import type { App } from '../../../src/http/types.js';
 import { createAssetFetcher, MB } from '../../../src/render/assets.js';
+import { ffprobePath } from '../../../src/render/media-probe.js';
 import { forbiddenAddressReason, type HostLookup } from '../../../src/render/url-guard.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
 import {
@@ -21,11 +22,20 @@ import {
   startMediaServer,
   streamBytes,
   svg,
+  wav,
 } from '../../render/media-fixtures.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 type Headers = Caller['headers'];
 type Media = Record<string, unknown> & { id: number; status: string; url: string | null; error: string | null };
+
+const hasFfprobe = (() => {
+  try {
+    return fs.existsSync(ffprobePath());
+  } catch {
+    return false;
+  }
+})();
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -363,6 +373,29 @@ describe('POST /v1/brandkit/uploadAssets', () => {
     assert.equal((await h.list(kitId)).json().response.totalCount, 0);
   });
 
+  test('deleting a brand kit takes its assets, uploads and media folders with it', async () => {
+    const kitId = await h.kit('Short-lived');
+    const folder = (await h.createFolder({ brandkitId: kitId, name: 'F' })).json().response.mediaFolder;
+    await h.settled({ brandkitId: kitId, mediaFolderId: folder.id, sources: [`${server.origin}/brand/logo.png`] });
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/brandkits',
+      headers: t.owner.headers,
+      payload: { brandkitId: kitId },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const db = t.runtime.db.kysely;
+    for (const table of ['media', 'media_uploads', 'media_folders'] as const) {
+      const row = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('brand_kit_id', '=', kitId)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(row.n), 0, table);
+    }
+    assertError(await h.list(kitId), 404, 'NOT_FOUND');
+  });
+
   test('needs a bearer token', async () => {
     const res = await t.app.inject({
       method: 'POST',
@@ -490,6 +523,7 @@ describe('GET /v1/brandkit/{id}/assets', () => {
     server.route('/mark.svg', serve(svg()));
     server.route('/photo', serve(png(20, 10))); // no extension: the file name gets the format's
     server.route('/broken.png', serve(Buffer.from('{"error":"nope"}')));
+    server.route('/jingle.wav', serve(wav(1)));
     const h = helpers(
       () => t.app,
       () => t.owner,
@@ -497,7 +531,12 @@ describe('GET /v1/brandkit/{id}/assets', () => {
     kitId = await h.kit('Listed');
     folderId = (await h.createFolder({ brandkitId: kitId, name: 'Icons' })).json().response.mediaFolder.id;
     const s = (p: string) => `${server.origin}${p}`;
-    all.push(...(await h.settled({ brandkitId: kitId, sources: [s('/red.png'), s('/photo'), s('/broken.png')] })));
+    all.push(
+      ...(await h.settled({
+        brandkitId: kitId,
+        sources: [s('/red.png'), s('/photo'), s('/broken.png'), s('/jingle.wav')],
+      })),
+    );
     all.push(
       ...(await h.settled({
         brandkitId: kitId,
@@ -523,7 +562,7 @@ describe('GET /v1/brandkit/{id}/assets', () => {
 
   test('every asset whatever its status, newest first, with totalCount and pageInfo', async () => {
     const body = (await h.list(kitId)).json().response;
-    assert.equal(body.totalCount, 6);
+    assert.equal(body.totalCount, 7);
     assert.deepEqual(body.pageInfo, { hasNextPage: false, endCursor: body.pageInfo.endCursor });
     assert.deepEqual(
       body.nodes.map((n: Media) => n.id),
@@ -539,6 +578,13 @@ describe('GET /v1/brandkit/{id}/assets', () => {
     );
     const svgAsset = body.nodes.find((n: Media) => n.id === byName('mark'));
     assert.deepEqual([svgAsset.type, svgAsset.format, svgAsset.width, svgAsset.height], ['IMAGE', 'svg', 120, 60]);
+    const jingle = body.nodes.find((n: Media) => n.id === byName('jingle'));
+    assert.deepEqual(
+      [jingle.status, jingle.type, jingle.format, jingle.width, jingle.height],
+      ['VALID', 'AUDIO', 'wav', null, null],
+    );
+    // The duration comes from ffprobe; without one it is unknown (null) rather than guessed.
+    if (hasFfprobe) assert.ok(Math.abs(Number(jingle.duration) - 1) < 0.01, `duration ${jingle.duration}`);
   });
 
   test('filters: parentId, search, mediaType, mediaFormat, and their combination', async () => {
@@ -550,6 +596,7 @@ describe('GET /v1/brandkit/{id}/assets', () => {
     assert.deepEqual(await ids('?mediaFormat=gif'), [byName('spinner')]);
     assert.deepEqual(await ids('?mediaFormat=svg&mediaType=IMAGE'), [byName('mark')]);
     assert.deepEqual(await ids('?mediaType=VIDEO'), []);
+    assert.deepEqual(await ids('?mediaType=AUDIO'), [byName('jingle')]);
     assert.deepEqual(await ids(`?mediaFormat=png&parentId=${folderId}`), [byName('green')]);
     assert.deepEqual(await ids('?search=%25'), []); // a LIKE wildcard is a plain character
     const total = (q: string) => h.list(kitId, q).then((r) => r.json().response.totalCount);
@@ -561,7 +608,7 @@ describe('GET /v1/brandkit/{id}/assets', () => {
     let cursor = '';
     for (let page = 0; page < 4; page++) {
       const body = (await h.list(kitId, `?first=4${cursor}`)).json().response;
-      assert.equal(body.totalCount, 6);
+      assert.equal(body.totalCount, 7);
       seen.push(...body.nodes.map((n: Media) => n.id));
       if (!body.pageInfo.hasNextPage) break;
       assert.equal(body.nodes.length, 4);
@@ -603,7 +650,7 @@ describe('GET /v1/brandkit/{id}/assets', () => {
       `parentId: media folder ${foreignFolder} belongs to brand kit ${other}, not to brand kit ${kitId}`,
     );
     const viewer = await t.userWith('Viewer');
-    assert.equal((await ids('', viewer.headers)).length, 6);
+    assert.equal((await ids('', viewer.headers)).length, 7);
     const globex = await t.newTeam('Globex');
     assertError(
       await h.list(kitId, '', globex.headers),
@@ -617,7 +664,7 @@ describe('GET /v1/brandkit/{id}/assets', () => {
     const res = await t.app.inject({ method: 'GET', url: '/v1/brandkits', headers: t.owner.headers });
     const kits = res.json().response.nodes as { id: number; assetCount: number }[];
     const counts = Object.fromEntries(kits.map((k) => [k.id, k.assetCount]));
-    assert.equal(counts[kitId], 5);
+    assert.equal(counts[kitId], 6);
     assert.ok(kits.filter((k) => k.id !== kitId).every((k) => k.assetCount === 0));
   });
 });
