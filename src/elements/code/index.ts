@@ -1,5 +1,6 @@
 // The code kind: CODE replaces the embed.
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
+import { drawCode, imagesOfCode } from './draw.js';
 import { CodeElement } from './schema.js';
 
 export const codeKind: ElementKind<CodeElement> = {
@@ -11,4 +12,6 @@ export const codeKind: ElementKind<CodeElement> = {
     return applyVisibility(element, change) ?? unsupportedChange('code', change.attribute);
   },
   editableValue: (element) => element.html ?? '',
+  imagesOf: imagesOfCode,
+  draw: drawCode,
 };

@@ -1,5 +1,6 @@
 // The image kind: its source can be swapped (SOURCE); fetching and checking the media is the asset stage's job.
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
+import { drawImage, imagesOfImage } from './draw.js';
 import { ImageElement } from './schema.js';
 
 export const imageKind: ElementKind<ImageElement> = {
@@ -11,4 +12,6 @@ export const imageKind: ElementKind<ImageElement> = {
     return applyVisibility(element, change) ?? unsupportedChange('image', change.attribute);
   },
   editableValue: (element) => element.src,
+  imagesOf: imagesOfImage,
+  draw: drawImage,
 };

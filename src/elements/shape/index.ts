@@ -1,5 +1,6 @@
 // The shape kind: BGCOLOR replaces its fill (a gradient fill becomes a plain colour).
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
+import { drawShape } from './draw.js';
 import { ShapeElement } from './schema.js';
 
 export const shapeKind: ElementKind<ShapeElement> = {
@@ -11,4 +12,5 @@ export const shapeKind: ElementKind<ShapeElement> = {
     return applyVisibility(element, change) ?? unsupportedChange('shape', change.attribute);
   },
   editableValue: () => null,
+  draw: drawShape,
 };

@@ -1,5 +1,6 @@
 // The svg kind: SVGCOLORS recolours it.
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
+import { drawSvg, imagesOfSvg } from './draw.js';
 import { SvgElement } from './schema.js';
 
 export const svgKind: ElementKind<SvgElement> = {
@@ -11,4 +12,6 @@ export const svgKind: ElementKind<SvgElement> = {
     return applyVisibility(element, change) ?? unsupportedChange('svg', change.attribute);
   },
   editableValue: (element) => element.src,
+  imagesOf: imagesOfSvg,
+  draw: drawSvg,
 };

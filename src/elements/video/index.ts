@@ -1,5 +1,6 @@
 // The video kind: its source can be swapped (SOURCE).
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
+import { drawVideo, imagesOfVideo } from './draw.js';
 import { VideoElement } from './schema.js';
 
 export const videoKind: ElementKind<VideoElement> = {
@@ -11,4 +12,6 @@ export const videoKind: ElementKind<VideoElement> = {
     return applyVisibility(element, change) ?? unsupportedChange('video', change.attribute);
   },
   editableValue: (element) => element.src,
+  imagesOf: imagesOfVideo,
+  draw: drawVideo,
 };

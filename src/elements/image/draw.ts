@@ -1,0 +1,16 @@
+// Draws an image element: its decoded source fitted into the box (render/fit.ts). A source the asset stage could not
+// resolve never reaches here — that fails the render with SOURCE_REJECTED — so a missing image only means a kind asked
+// for something the pipeline was not told about, and nothing is drawn.
+import { drawFitted } from '../../render/fit.js';
+import type { DrawContext } from '../../render/types.js';
+import type { ImageElement } from './schema.js';
+
+export function imagesOfImage(element: ImageElement): string[] {
+  return [element.src];
+}
+
+export function drawImage(element: ImageElement, dc: DrawContext): void {
+  const image = dc.assets.image(element.src);
+  if (!image) return;
+  drawFitted(dc.ctx, image, element.width, element.height, element);
+}

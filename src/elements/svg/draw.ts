@@ -1,0 +1,17 @@
+// Draws an svg element: its markup (inline or fetched), recoloured by SVGCOLORS before decoding, scaled into the box
+// keeping its proportions and centred — what a browser does with an SVG's default preserveAspectRatio. Skia keeps
+// the SVG as vectors, so it stays sharp at any export scale.
+import { drawFitted } from '../../render/fit.js';
+import { svgSource } from '../../render/image-source.js';
+import type { DrawContext } from '../../render/types.js';
+import type { SvgElement } from './schema.js';
+
+export function imagesOfSvg(element: SvgElement): string[] {
+  return [svgSource(element.src, element.colors)];
+}
+
+export function drawSvg(element: SvgElement, dc: DrawContext): void {
+  const image = dc.assets.image(svgSource(element.src, element.colors));
+  if (!image) return;
+  drawFitted(dc.ctx, image, element.width, element.height, { fit: 'contain' });
+}

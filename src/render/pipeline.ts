@@ -1,0 +1,211 @@
+// The still-frame pipeline, in stages (ARCHITECTURE render/, STYLE 9): resolve assets → draw → encode. Resolving
+// fetches and decodes every image the frame's visible elements ask for, in parallel and once each (image-cache.ts);
+// drawing is synchronous and pure over (document, assets, time); encoding reads the pixels once. Layout of text is the
+// text kinds' own business inside `draw`. Renderer code never touches a database or HTTP request: the same functions
+// run in worker threads, the CLI and golden-image tests.
+import type { Canvas, SKRSContext2D } from '@napi-rs/canvas';
+import type { DesignDocument, DesignSize, Slide } from '../domain/design.schema.js';
+import type { BaseElement } from '../elements/common.js';
+import { kindOfElement } from '../elements/registry.js';
+import { AppError } from '../errors.js';
+import { type AssetFetcher, createAssetFetcher } from './assets.js';
+import { type CanvasPool, canvasPool } from './canvas-pool.js';
+import { encodeJpg } from './formats/jpg.js';
+import { encodePng } from './formats/png.js';
+import { encodeWebp } from './formats/webp.js';
+import { imageCacheFor } from './image-cache.js';
+import type { DrawContext, ResolvedAssets } from './types.js';
+
+/** SPEC §9: scale × side ≤ 16,000 px. */
+export const MAX_OUTPUT_SIDE = 16_000;
+
+export type RasterFormat = 'png' | 'jpg' | 'webp';
+
+export interface FrameOptions {
+  /** Seconds since the slide started. Default: the final state (Number.POSITIVE_INFINITY). */
+  time?: number;
+  /** Output pixels per design pixel. Default 1. */
+  scale?: number;
+  /** Default 'raster'. */
+  output?: DrawContext['output'];
+  /** Fetches media. Default: this thread's fetcher (setRenderFetcher), else one that refuses private addresses. */
+  fetcher?: AssetFetcher;
+}
+
+export interface RenderedFrame {
+  /** A pooled canvas of round(width × scale) × round(height × scale) pixels holding the frame. */
+  canvas: Canvas;
+  /** Gives the canvas back to this thread's pool; call it once the pixels have been encoded or copied. */
+  release(): void;
+}
+
+let threadFetcher: AssetFetcher | undefined;
+
+/** Sets the fetcher renders on this thread use by default (the worker sets one built from the service's config). */
+export function setRenderFetcher(fetcher: AssetFetcher): void {
+  threadFetcher = fetcher;
+}
+
+function fetcherOf(options: FrameOptions): AssetFetcher {
+  threadFetcher ??= createAssetFetcher({ allowPrivateUrls: false });
+  return options.fetcher ?? threadFetcher;
+}
+
+/** The size and slide addressed, or a RangeError (callers pass indexes they took from the same document). */
+export function frameOf(document: DesignDocument, sizeIndex: number, slideIndex: number): [DesignSize, Slide] {
+  const size = document.sizes[sizeIndex];
+  if (!size) throw new RangeError(`size ${sizeIndex} does not exist; the document has ${document.sizes.length}`);
+  const slide = size.slides[slideIndex];
+  if (!slide) throw new RangeError(`slide ${slideIndex} does not exist; size ${sizeIndex} has ${size.slides.length}`);
+  return [size, slide];
+}
+
+/** Pixel dimensions of a size at a scale; VALIDATION_FAILED when the scale breaks the SPEC §9 output limit. */
+export function outputDimensions(size: Pick<DesignSize, 'width' | 'height'>, scale = 1) {
+  if (!(scale > 0) || !Number.isFinite(scale)) {
+    throw new AppError('VALIDATION_FAILED', `scale must be a number greater than 0, received ${scale}`);
+  }
+  const side = Math.max(size.width, size.height) * scale;
+  if (side > MAX_OUTPUT_SIDE) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `scale ${scale} makes a ${size.width}x${size.height} size ${Math.round(side)} px on its longest side; scale × side may be at most ${MAX_OUTPUT_SIDE} px`,
+    );
+  }
+  return { width: Math.max(1, Math.round(size.width * scale)), height: Math.max(1, Math.round(size.height * scale)) };
+}
+
+function drawn(slide: Slide): BaseElement[] {
+  return (slide.elements as BaseElement[]).filter((element) => element.visible !== false);
+}
+
+/** Every image source the visible elements of a slide draw. Hidden elements fetch nothing and so cannot fail. */
+export function imageSourcesOf(slide: Slide): string[] {
+  return drawn(slide).flatMap((element) => kindOfElement(element).imagesOf?.(element) ?? []);
+}
+
+/** Stage 1: fetches and decodes the frame's images (through this thread's cache). SOURCE_REJECTED names a bad URL. */
+export function resolveAssets(
+  document: DesignDocument,
+  sizeIndex: number,
+  slideIndex: number,
+  options: Pick<FrameOptions, 'fetcher'> = {},
+): Promise<ResolvedAssets> {
+  const [, slide] = frameOf(document, sizeIndex, slideIndex);
+  return imageCacheFor(fetcherOf(options)).resolve(imageSourcesOf(slide));
+}
+
+/**
+ * Stage 2: draws the frame into `ctx`, whose origin is the frame's top-left corner: the background, then each visible
+ * element in order (the first at the back) in its own coordinates — translated to (x, y), rotated by `rotation`
+ * degrees clockwise around its centre, with its opacity — all scaled by `scale`. A kind without `draw` is skipped.
+ */
+export function drawFrame(
+  ctx: SKRSContext2D,
+  size: DesignSize,
+  slide: Slide,
+  assets: ResolvedAssets,
+  options: Pick<FrameOptions, 'time' | 'scale' | 'output'> = {},
+): void {
+  const dc: DrawContext = {
+    ctx,
+    assets,
+    time: options.time ?? Number.POSITIVE_INFINITY,
+    output: options.output ?? 'raster',
+  };
+  ctx.save();
+  ctx.scale(options.scale ?? 1, options.scale ?? 1);
+  ctx.fillStyle = size.backgroundColor ?? '#FFFFFF';
+  ctx.fillRect(0, 0, size.width, size.height);
+  for (const element of drawn(slide)) {
+    const kind = kindOfElement(element);
+    if (!kind.draw || (element.opacity ?? 1) <= 0) continue;
+    ctx.save();
+    ctx.translate(element.x, element.y);
+    if (element.rotation) {
+      const cx = element.width / 2;
+      const cy = element.height / 2;
+      ctx.translate(cx, cy);
+      ctx.rotate((element.rotation * Math.PI) / 180);
+      ctx.translate(-cx, -cy);
+    }
+    ctx.globalAlpha *= element.opacity ?? 1;
+    kind.draw(element, dc);
+    ctx.restore();
+  }
+  ctx.restore();
+}
+
+/** Draws into the given context (a PDF page), resolving the assets first. */
+export async function renderFrame(
+  document: DesignDocument,
+  sizeIndex: number,
+  slideIndex: number,
+  options: FrameOptions & { ctx: SKRSContext2D },
+): Promise<undefined>;
+/** Draws into a canvas of this thread's pool; the caller encodes it and then calls `release`. */
+export async function renderFrame(
+  document: DesignDocument,
+  sizeIndex: number,
+  slideIndex: number,
+  options?: FrameOptions & { ctx?: undefined },
+): Promise<RenderedFrame>;
+export async function renderFrame(
+  document: DesignDocument,
+  sizeIndex: number,
+  slideIndex: number,
+  options: FrameOptions & { ctx?: SKRSContext2D } = {},
+): Promise<RenderedFrame | undefined> {
+  const [size, slide] = frameOf(document, sizeIndex, slideIndex);
+  const { width, height } = outputDimensions(size, options.scale);
+  const assets = await resolveAssets(document, sizeIndex, slideIndex, options);
+  if (options.ctx) {
+    drawFrame(options.ctx, size, slide, assets, options);
+    return undefined;
+  }
+  const pool: CanvasPool = canvasPool;
+  const canvas = pool.acquire(width, height);
+  try {
+    drawFrame(canvas.getContext('2d'), size, slide, assets, options);
+  } catch (error) {
+    pool.release(canvas);
+    throw error;
+  }
+  let released = false;
+  return {
+    canvas,
+    release() {
+      if (released) return;
+      released = true;
+      pool.release(canvas);
+    },
+  };
+}
+
+export interface EncodeOptions {
+  format: RasterFormat;
+  /** 1..100 for jpg and webp; ignored by png. Default 90. */
+  quality?: number;
+}
+
+/** Stage 3: the canvas in a raster format. */
+export function encodeFrame(canvas: Canvas, { format, quality }: EncodeOptions): Promise<Buffer> {
+  if (format === 'png') return encodePng(canvas);
+  if (format === 'jpg') return encodeJpg(canvas, quality);
+  return encodeWebp(canvas, quality);
+}
+
+/** All three stages: one slide of one size as a PNG, JPG or WEBP file. */
+export async function renderImage(
+  document: DesignDocument,
+  sizeIndex: number,
+  slideIndex: number,
+  options: FrameOptions & EncodeOptions,
+): Promise<Buffer> {
+  const frame = await renderFrame(document, sizeIndex, slideIndex, { ...options, ctx: undefined });
+  try {
+    return await encodeFrame(frame.canvas, options);
+  } finally {
+    frame.release();
+  }
+}
