@@ -158,7 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   projectsRoutes(app, { projects: projectService });
   projectUsersRoutes(app, { projects: projectService });
-  brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access }) });
+  brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access, blobs: deps.blobs }) });
   foldersRoutes(app, {
     folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
     designs,

@@ -3,11 +3,13 @@ import type { Kysely } from 'kysely';
 import { type PageQuery, pageRequest } from '../domain/page.js';
 import { AppError } from '../errors.js';
 import type { Actor } from '../http/types.js';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
   type BrandKitRepository,
   type BrandKitRow,
   createBrandKitRepository,
 } from '../storage/db/repositories/brand-kits.repository.js';
+import { createMediaRepository } from '../storage/db/repositories/media.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import type { Access } from './access.js';
 
@@ -15,6 +17,8 @@ export interface BrandKitServiceDeps {
   db: Kysely<Database>;
   brandKits: Pick<BrandKitRepository, 'list' | 'insert' | 'rename'>;
   access: Pick<Access, 'requireBrandKit'>;
+  /** Where asset files live: a deleted kit's files go with it. */
+  blobs: Pick<BlobStore, 'delete'>;
 }
 
 /** The brand kit as create and update answer it (SPEC §11). */
@@ -44,7 +48,7 @@ function isForeignKeyViolation(error: unknown): boolean {
   return e?.code === '23503' || /FOREIGN KEY constraint failed/i.test(String(e?.message));
 }
 
-export function createBrandKitService({ db, brandKits, access }: BrandKitServiceDeps) {
+export function createBrandKitService({ db, brandKits, access, blobs }: BrandKitServiceDeps) {
   return {
     async list(actor: Actor, query: PageQuery & { keyword?: string }) {
       const keyword = query.keyword?.trim() || undefined;
@@ -78,17 +82,22 @@ export function createBrandKitService({ db, brandKits, access }: BrandKitService
 
     async delete(actor: Actor, brandkitId: number): Promise<void> {
       const kit = await access.requireBrandKit(actor, brandkitId, 'content:write');
+      let blobKeys: string[];
       try {
-        await db.transaction().execute(async (tx) => {
+        blobKeys = await db.transaction().execute(async (tx) => {
           const repo = createBrandKitRepository(tx);
           const projects = await repo.countProjectsUsing(kit.id);
           if (projects > 0) throw inUse(kit.id, projects);
+          const keys = await createMediaRepository(tx).blobKeysOfBrandKit(kit.id);
           await repo.delete(actor.teamId, kit.id);
+          return keys;
         });
       } catch (error) {
         if (isForeignKeyViolation(error)) throw inUse(kit.id);
         throw error;
       }
+      // After the commit: a file without a row is only wasted space, a row without its file would be a broken asset.
+      await Promise.all(blobKeys.map((key) => blobs.delete(key)));
     },
   };
 }

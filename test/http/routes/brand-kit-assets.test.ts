@@ -373,10 +373,15 @@ describe('POST /v1/brandkit/uploadAssets', () => {
     assert.equal((await h.list(kitId)).json().response.totalCount, 0);
   });
 
-  test('deleting a brand kit takes its assets, uploads and media folders with it', async () => {
+  test('deleting a brand kit takes its assets, their files, uploads and media folders with it', async () => {
     const kitId = await h.kit('Short-lived');
     const folder = (await h.createFolder({ brandkitId: kitId, name: 'F' })).json().response.mediaFolder;
     await h.settled({ brandkitId: kitId, mediaFolderId: folder.id, sources: [`${server.origin}/brand/logo.png`] });
+    const keys = (
+      await t.runtime.db.kysely.selectFrom('media').select('blob_key').where('brand_kit_id', '=', kitId).execute()
+    ).map((r) => r.blob_key as string);
+    assert.equal(keys.length, 1);
+    assert.equal(await t.runtime.blobs.exists(keys[0]), true);
     const res = await t.app.inject({
       method: 'DELETE',
       url: '/v1/brandkits',
@@ -394,6 +399,7 @@ describe('POST /v1/brandkit/uploadAssets', () => {
       assert.equal(Number(row.n), 0, table);
     }
     assertError(await h.list(kitId), 404, 'NOT_FOUND');
+    assert.equal(await t.runtime.blobs.exists(keys[0]), false, 'the stored file is deleted too');
   });
 
   test('needs a bearer token', async () => {

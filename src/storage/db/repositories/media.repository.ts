@@ -114,6 +114,17 @@ export function createMediaRepository(db: Kysely<Database>) {
         .then((rows) => rows.sort((a, b) => a.id - b.id));
     },
 
+    /** The stored files of every asset of a brand kit (to delete them with the kit). */
+    async blobKeysOfBrandKit(brandKitId: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('media')
+        .select('blob_key')
+        .where('brand_kit_id', '=', brandKitId)
+        .where('blob_key', 'is not', null)
+        .execute();
+      return rows.map((r) => r.blob_key as string);
+    },
+
     async findById(id: number): Promise<MediaRow | undefined> {
       return db.selectFrom('media').selectAll().where('id', '=', id).executeTakeFirst();
     },
