@@ -1,0 +1,62 @@
+// Renders off the event loop (ARCHITECTURE: a render never runs on the event-loop thread): a fixed pool of worker
+// threads (piscina) running worker.ts, sized by config.renderThreads. Threads stay up for the life of the pool, so
+// each keeps its fonts, decoded images and canvases warm. The same code runs from src under tsx (tests, the bench)
+// and from dist: the worker file is the sibling of this module with this module's own extension.
+import '@napi-rs/canvas';
+// sharp and Skia are loaded here, on the main thread, before any worker: glibc unloads a shared library when the last
+// thread that loaded it exits, and unloading libvips while another thread still uses it crashes the process (sharp
+// documents this for worker threads). Loading them here keeps both resident for the life of the process.
+import 'sharp';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { AppError } from '../errors.js';
+import type { RenderJob, RenderOutcome, RenderWorkerData } from './worker.js';
+
+export type { RenderJob } from './worker.js';
+
+export interface RenderPoolOptions {
+  /** Worker threads (config.renderThreads). */
+  threads: number;
+  /** Let media URLs reach private addresses (config.allowPrivateUrls; tests). */
+  allowPrivateUrls: boolean;
+}
+
+export interface RenderPool {
+  /** The encoded file of one slide of one size; AppErrors (SOURCE_REJECTED, VALIDATION_FAILED) keep their code. */
+  render(job: RenderJob): Promise<Uint8Array>;
+  readonly threads: number;
+  /** Renders queued and not started. */
+  queued(): number;
+  /** Waits for running renders, then stops the threads. */
+  close(): Promise<void>;
+}
+
+/** worker.ts next to this file when running from src (tsx), worker.js when running from dist. */
+export function workerFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  return path.join(path.dirname(here), `worker${path.extname(here)}`);
+}
+
+export function createRenderPool(options: RenderPoolOptions): RenderPool {
+  const threads = Math.max(1, Math.floor(options.threads));
+  const workerData: RenderWorkerData = { allowPrivateUrls: options.allowPrivateUrls };
+  const piscina = new Piscina<RenderJob, RenderOutcome>({
+    filename: workerFile(),
+    minThreads: threads,
+    maxThreads: threads,
+    // Threads are never retired for idleness: their caches are the point of keeping them.
+    idleTimeout: Number.POSITIVE_INFINITY,
+    workerData,
+  });
+  return {
+    threads,
+    async render(job) {
+      const outcome = await piscina.run(job);
+      if (outcome.ok) return outcome.bytes;
+      throw new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
+    },
+    queued: () => piscina.queueSize,
+    close: () => piscina.close(),
+  };
+}
