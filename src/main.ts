@@ -1,4 +1,4 @@
-// The `placard` command: serve | worker | migrate | admin create-team | admin create-credential.
+// The `placard` command: serve | worker | migrate | admin create-team | admin create-credential | render.
 // Reads the configuration, starts what was asked for, and stops cleanly on SIGTERM/SIGINT.
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
@@ -14,6 +14,8 @@ const USAGE = `usage: placard <command>
   migrate                                 apply database migrations and exit
   admin create-team --name N --owner-email E [--owner-name M]
   admin create-credential --email E [--team-id T]
+  render <document.json> --format F --out P [options]
+                                          render a design document locally, no server (render --help)
 
 Configuration comes from the environment (PORT, HOST, PLACARD_DATA_DIR, DATABASE_URL, ...; see README).`;
 
@@ -113,6 +115,16 @@ export async function main(argv: string[]) {
         return await migrate();
       case 'admin':
         return await admin(rest);
+      case 'render': {
+        // Imported here: the renderer (Skia, libvips) costs the other commands nothing.
+        const { RENDER_USAGE, runRender } = await import('./cli/render.js');
+        if (rest.includes('--help') || rest.includes('-h')) {
+          process.stdout.write(`${RENDER_USAGE}\n`);
+          return;
+        }
+        // The render needs no database; only PLACARD_ALLOW_PRIVATE_URLS of the configuration applies.
+        return process.exit(await runRender(rest, { allowPrivateUrls: loadConfig().allowPrivateUrls }));
+      }
       case 'worker':
         return fail(
           'the worker role arrives with the scaled-out shape; run `placard serve`, which includes the workers',

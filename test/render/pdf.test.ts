@@ -10,9 +10,18 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createCanvas, GlobalFonts, type SKRSContext2D } from '@napi-rs/canvas';
 import { PNG } from 'pngjs';
+import { readDocument } from '../../src/domain/design.schema.js';
+import { textKind } from '../../src/elements/text/index.js';
 import { AppError } from '../../src/errors.js';
 import { fontFile } from '../../src/render/fonts.js';
-import { BLEED_PT, encodePdf, type PaintSlide, type PdfSize, selectSlides } from '../../src/render/formats/pdf.js';
+import {
+  BLEED_PT,
+  encodePdf,
+  type PaintSlide,
+  type PdfSize,
+  renderPdf,
+  selectSlides,
+} from '../../src/render/formats/pdf.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-pdf-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -289,5 +298,35 @@ describe('PDF_PRINT', () => {
     const trailers = [...raw.matchAll(/trailer\s*<<([\s\S]*?)>>\s*startxref/g)];
     assert.equal(trailers.length, 2, 'the original trailer and the one of the incremental update');
     for (const [, trailer] of trailers) assert.match(trailer, /\/ID \[<[0-9A-F]{32}> <[0-9A-F]{32}>\]/);
+  });
+});
+
+describe('a design document through the pipeline', () => {
+  const document = readDocument(
+    JSON.parse(fs.readFileSync(path.resolve('test/render/fixtures/pdf-text.json'), 'utf8')),
+  );
+
+  test('draws each slide on its page with the same drawing path as raster frames', async () => {
+    const file = save(await renderPdf(document, 0, { slides: [0] }));
+    const fields = info(file);
+    assert.equal(fields.Pages, '1');
+    assert.equal(fields.Title, 'Spring sale');
+    const page = raster(file, 1, 96);
+    close(pixel(page, 150, 20), NAVY);
+    close(pixel(page, 150, 225), [0xf5, 0x9e, 0x0b]);
+  });
+
+  // Marked: the text kind's draw lands with the text-layout issue; until then this test runs as a TODO (reported, not
+  // failing), and it becomes an ordinary test by itself as soon as textKind.draw exists.
+  test('text elements come out as extractable text in their own embedded fonts', {
+    todo: textKind.draw ? false : 'text drawing (elements/text) has not landed yet',
+  }, async () => {
+    const file = save(await renderPdf(document, 0));
+    const pages = tool('pdftotext', file, '-').split('\f');
+    assert.match(pages[0], /Spring sale/);
+    assert.match(pages[1], /Shop now/);
+    const fonts = tool('pdffonts', file);
+    assert.match(fonts, /\+Inter\S*Bold\S*\s.*\syes\s+yes\s+yes\s/);
+    assert.match(fonts, /\+Lora\S*Italic\S*\s.*\syes\s+yes\s+yes\s/);
   });
 });

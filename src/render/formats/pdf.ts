@@ -12,7 +12,11 @@
 // part 2 / conformance B, an sRGB OutputIntent, a document ID). Skia writes no creation date through this binding and
 // no page box but the MediaBox, so `finishPdf` appends them as one incremental update, which PDF/A permits.
 import { PDFDocument, type PDFMetadata, type SKRSContext2D } from '@napi-rs/canvas';
+import type { DesignDocument } from '../../domain/design.schema.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
+import type { AssetFetcher } from '../assets.js';
+import { drawFrame, frameOf, resolveAssets } from '../pipeline.js';
+import type { ResolvedAssets } from '../types.js';
 
 export const PDF_PRESETS = ['PDF_STANDARD', 'PDF_PRINT'] as const;
 export type PdfPreset = (typeof PDF_PRESETS)[number];
@@ -188,6 +192,34 @@ export function encodePdf(size: PdfSize, paint: PaintSlide, options: PdfOptions 
     author: options.author,
     page,
   });
+}
+
+export interface RenderPdfOptions extends Omit<PdfOptions, 'title'> {
+  /** The document title; default: the design's name. */
+  title?: string;
+  /** Fetches media; default: this thread's fetcher (pipeline.ts). */
+  fetcher?: AssetFetcher;
+}
+
+/**
+ * One size of a design as a PDF, through the pipeline: the selected slides' assets are resolved first (SOURCE_REJECTED
+ * names a bad URL), then each page draws the still frame (every animation in its final state) with `output: 'pdf'`.
+ */
+export async function renderPdf(
+  document: DesignDocument,
+  sizeIndex: number,
+  options: RenderPdfOptions = {},
+): Promise<Buffer> {
+  const [size] = frameOf(document, sizeIndex, 0);
+  const pdfSize: PdfSize = { ...size, slideCount: size.slides.length };
+  const slides = selectSlides(pdfSize, options.slides);
+  const resolved = await Promise.all(
+    slides.map((slide) => resolveAssets(document, sizeIndex, slide, { fetcher: options.fetcher })),
+  );
+  const assets = new Map<number, ResolvedAssets>(slides.map((slide, i) => [slide, resolved[i]]));
+  const paint: PaintSlide = (ctx, slide) =>
+    drawFrame(ctx, size, size.slides[slide], assets.get(slide)!, { output: 'pdf' });
+  return encodePdf(pdfSize, paint, { ...options, slides, title: options.title ?? document.name });
 }
 
 // ---- the incremental update: dates and page boxes Skia does not write ----

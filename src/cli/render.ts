@@ -1,0 +1,359 @@
+// `placard render` (SPEC §12): renders a design document file locally, without a server, with the export engine and
+// the API's own validation, so that a designer checking a template and CI making golden images see exactly what an
+// export would make, and invalid input fails with the code and message the API would answer (exit status 2).
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Ajv } from 'ajv';
+import { type Static, Type } from 'typebox';
+import { applyChanges } from '../domain/changes.js';
+import { type DesignDocument, readDocument } from '../domain/design.schema.js';
+import { AppError } from '../errors.js';
+import { ElementsChanges, GeneralChanges } from '../http/schemas/templates.js';
+import { describeValidation, pointerToPath } from '../http/validation.js';
+import { type AssetFetcher, createAssetFetcher } from '../render/assets.js';
+import { catalogueFonts } from '../render/fonts.js';
+import { PDF_PRESETS, type PdfPreset, renderPdf } from '../render/formats/pdf.js';
+import { outputDimensions, type RasterFormat, renderImage } from '../render/pipeline.js';
+
+export const RENDER_USAGE = `usage: placard render <document.json> --format png|jpg|webp|pdf|gif|mp4|html --out <path>
+                      [--changes <file>] [--size <size hash or WxH>]... [--scale N] [--quality N] [--fps N]
+                      [--pdf-preset PDF_STANDARD|PDF_PRINT] [--slide N]...
+
+  --format      png, jpg (jpeg), webp, pdf; gif, mp4 and html (html5) are not available yet
+  --out         the file to write; a directory when the render makes several files (several sizes, or a raster
+                format and several slides), which are then named as exports name them: <design>-<W>x<H>[-<slide>].<ext>
+  --changes     a JSON file { "elementsChanges": [...], "generalChanges": {...} } as POST /v1/export-with-changes takes
+  --size        a size hash of the document or WxH; repeat for several; default every size
+  --scale       output pixels per design pixel (png, jpg, webp), greater than 0 and at most 16; default 1
+  --quality     1 to 100 (jpg, webp); default 90
+  --fps         1 to 60 (mp4)
+  --pdf-preset  PDF_STANDARD (default) or PDF_PRINT (3 mm bleed, crop marks, PDF/A-2b metadata)
+  --slide       a slide to put in the PDF, counting from 0; repeat for several; default every slide
+
+Invalid input exits with status 2 and prints the API's error code and message.`;
+
+type Format = RasterFormat | 'pdf' | 'gif' | 'mp4' | 'html';
+
+const FORMATS: Record<string, Format> = {
+  png: 'png',
+  jpg: 'jpg',
+  jpeg: 'jpg',
+  webp: 'webp',
+  pdf: 'pdf',
+  gif: 'gif',
+  mp4: 'mp4',
+  html: 'html',
+  html5: 'html',
+};
+
+/** Formats whose encoders arrive with later issues: refused clearly rather than half made. */
+const NOT_YET: ReadonlySet<Format> = new Set(['gif', 'mp4', 'html']);
+
+/** Bad usage of the command itself (flags, files), as opposed to invalid input, an AppError with the API's code. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    /** Whether printing the usage text helps (a wrong flag) or is noise (a file that cannot be read). */
+    readonly showUsage = true,
+  ) {
+    super(message);
+  }
+}
+
+export interface RenderCommandOptions {
+  /** PLACARD_ALLOW_PRIVATE_URLS: let media URLs reach private addresses (a local asset server). Default false. */
+  allowPrivateUrls?: boolean;
+  /** Fetches media; default: one built from `allowPrivateUrls`. */
+  fetcher?: AssetFetcher;
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+}
+
+interface Args {
+  document: string;
+  format: Format;
+  out: string;
+  changes?: string;
+  sizes: string[];
+  scale: number;
+  quality?: number;
+  preset: PdfPreset;
+  slides?: number[];
+}
+
+function numberFlag(
+  name: string,
+  value: string | undefined,
+  rule: { integer: boolean; min: number; max: number; exclusiveMin?: boolean },
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  const { integer, min, max, exclusiveMin } = rule;
+  const ok =
+    value.trim() !== '' &&
+    Number.isFinite(n) &&
+    (!integer || Number.isInteger(n)) &&
+    (exclusiveMin ? n > min : n >= min) &&
+    n <= max;
+  if (!ok) {
+    const what = integer ? `an integer from ${min} to ${max}` : `a number greater than ${min} and at most ${max}`;
+    throw new UsageError(`--${name} must be ${what}, received '${value}'`);
+  }
+  return n;
+}
+
+function parse(argv: string[]): Args {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      format: { type: 'string' },
+      out: { type: 'string' },
+      changes: { type: 'string' },
+      size: { type: 'string', multiple: true },
+      scale: { type: 'string' },
+      quality: { type: 'string' },
+      fps: { type: 'string' },
+      'pdf-preset': { type: 'string' },
+      slide: { type: 'string', multiple: true },
+    },
+  });
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      positionals.length ? `one document at a time, received ${positionals.length}` : 'the document file is missing',
+    );
+  }
+  if (!values.format) throw new UsageError('--format is missing');
+  const format = FORMATS[values.format.toLowerCase()];
+  if (!format) {
+    throw new UsageError(`--format must be one of ${Object.keys(FORMATS).join(', ')}, received '${values.format}'`);
+  }
+  if (!values.out) throw new UsageError('--out is missing');
+  const preset = (values['pdf-preset'] ?? 'PDF_STANDARD').toUpperCase();
+  if (!(PDF_PRESETS as readonly string[]).includes(preset)) {
+    throw new UsageError(`--pdf-preset must be one of ${PDF_PRESETS.join(', ')}, received '${values['pdf-preset']}'`);
+  }
+  numberFlag('fps', values.fps, { integer: true, min: 1, max: 60 });
+  return {
+    document: positionals[0],
+    format,
+    out: values.out,
+    changes: values.changes,
+    sizes: values.size ?? [],
+    scale: numberFlag('scale', values.scale, { integer: false, min: 0, max: 16, exclusiveMin: true }) ?? 1,
+    quality: numberFlag('quality', values.quality, { integer: true, min: 1, max: 100 }),
+    preset: preset as PdfPreset,
+    slides: values.slide?.map(
+      (slide) => numberFlag('slide', slide, { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER })!,
+    ),
+  };
+}
+
+/** A JSON file, or INVALID_JSON naming it (the API answers a body that is not JSON the same way). */
+function readJson(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the ${what} ${file}: ${(error as Error).message}`, false);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new AppError('INVALID_JSON', `${file}: the ${what} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The changes file: the `elementsChanges` and `generalChanges` of POST /v1/export-with-changes, nothing else. */
+const ChangesFile = Type.Object(
+  { elementsChanges: ElementsChanges, generalChanges: Type.Optional(GeneralChanges) },
+  { additionalProperties: false },
+);
+type ChangesFile = Static<typeof ChangesFile>;
+
+// The same Ajv settings as request bodies (http/validation.ts), so that messages are the API's.
+const checkChanges = new Ajv({
+  coerceTypes: false,
+  useDefaults: true,
+  allErrors: true,
+  verbose: true,
+  strict: false,
+}).compile<ChangesFile>(ChangesFile);
+
+function withChanges(document: DesignDocument, file: string): DesignDocument {
+  const raw = readJson(file, 'changes file');
+  if (!checkChanges(raw)) {
+    const { message, details } = describeValidation(checkChanges.errors ?? [], 'body');
+    throw new AppError('VALIDATION_FAILED', message, { details });
+  }
+  return applyChanges(document, raw.elementsChanges, raw.generalChanges, catalogueFonts);
+}
+
+/** The sizes `--size` names (a size hash of the document, or WxH), in document order; every size when none. */
+export function selectSizes(document: DesignDocument, wanted: readonly string[]): number[] {
+  const all = document.sizes.map((_, i) => i);
+  if (!wanted.length) return all;
+  const chosen = new Set<number>();
+  for (const value of wanted) {
+    const byHash = all.filter((s) => document.sizes[s].hash === value);
+    const dimensions = /^(\d+)x(\d+)$/i.exec(value.trim());
+    const byDimensions = dimensions
+      ? all.filter(
+          (s) =>
+            `${document.sizes[s].width}x${document.sizes[s].height}` ===
+            `${Number(dimensions[1])}x${Number(dimensions[2])}`,
+        )
+      : [];
+    const found = byHash.length ? byHash : byDimensions;
+    if (!found.length) {
+      const sizes = document.sizes
+        .map((size) => `${size.width}x${size.height}${size.hash ? ` (${size.hash})` : ''}`)
+        .join(', ');
+      const message = `'${value}' is neither a size hash nor the WxH of a size of the design; its sizes: ${sizes}`;
+      throw new AppError('UNKNOWN_SIZE_HASH', `--size: ${message}`);
+    }
+    for (const s of found) chosen.add(s);
+  }
+  return all.filter((s) => chosen.has(s));
+}
+
+const UTF8_NAME_BYTES = 200;
+
+/**
+ * A design name as the start of a file name on every OS: no path separators, no characters Windows refuses
+ * (`<>:"/\|?*`, control characters), no leading or trailing dots and spaces, at most 200 UTF-8 bytes. Reserved
+ * Windows names (CON, NUL …) need no care: the `-WxH` that always follows makes them ordinary names.
+ */
+export function safeFileStem(name: string): string {
+  const cleaned = name
+    .normalize('NFC')
+    .replace(/[\p{Cc}<>:"/\\|?*]/gu, '_')
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s.]+|[\s.]+$/g, '');
+  let out = '';
+  let bytes = 0;
+  for (const char of cleaned) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > UTF8_NAME_BYTES) break;
+    out += char;
+  }
+  return out || 'design';
+}
+
+/** `<design name>-<width>x<height>[-<slide + 1>].<ext>` (SPEC §6); `slide` only when the size has several. */
+export function exportFileName(
+  designName: string,
+  size: { width: number; height: number },
+  slide: number | undefined,
+  ext: string,
+): string {
+  return `${safeFileStem(designName)}-${size.width}x${size.height}${slide === undefined ? '' : `-${slide + 1}`}.${ext}`;
+}
+
+interface Job {
+  sizeIndex: number;
+  /** A raster slide; undefined for a PDF, which holds the selected slides as pages. */
+  slide?: number;
+  name: string;
+}
+
+function plan(document: DesignDocument, sizes: number[], format: RasterFormat | 'pdf'): Job[] {
+  const jobs: Job[] = [];
+  const taken = new Map<string, number>();
+  for (const sizeIndex of sizes) {
+    const size = document.sizes[sizeIndex];
+    const slides = format === 'pdf' ? [undefined] : size.slides.map((_, i) => i);
+    for (const slide of slides) {
+      const numbered = slide !== undefined && size.slides.length > 1 ? slide : undefined;
+      let name = exportFileName(document.name, size, numbered, format);
+      // Two sizes of one set may share their dimensions: the later one gets " (2)", as a browser names a second
+      // download, rather than overwriting the first or a "-2" that would read as a slide number.
+      const seen = taken.get(name) ?? 0;
+      taken.set(name, seen + 1);
+      if (seen) name = name.replace(/(\.[a-z0-9]+)$/, ` (${seen + 1})$1`);
+      jobs.push({ sizeIndex, slide, name });
+    }
+  }
+  return jobs;
+}
+
+/** Where each file goes: `--out` itself for a single file (unless it is a directory), else files inside it. */
+function targets(out: string, jobs: Job[]): string[] {
+  const isDirectory = fs.existsSync(out) && fs.statSync(out).isDirectory();
+  if (jobs.length === 1 && !isDirectory) return [out];
+  if (fs.existsSync(out) && !isDirectory) {
+    throw new UsageError(
+      `this render makes ${jobs.length} files (${jobs.map((job) => job.name).join(', ')}); --out ${out} is a file, give a directory`,
+      false,
+    );
+  }
+  return jobs.map((job) => path.join(out, job.name));
+}
+
+async function render(args: Args, options: RenderCommandOptions, print: (text: string) => void): Promise<void> {
+  if (NOT_YET.has(args.format)) {
+    throw new AppError(
+      'NOT_IMPLEMENTED',
+      `--format ${args.format} is not available yet in this version of placard render; use png, jpg, webp or pdf`,
+    );
+  }
+  const format = args.format as RasterFormat | 'pdf';
+  let document = readDocument(readJson(args.document, 'document'));
+  if (args.changes) document = withChanges(document, args.changes);
+  const sizes = selectSizes(document, args.sizes);
+  // Checked for every size before anything is written: a scale too large for one size fails the whole render.
+  if (format !== 'pdf') for (const s of sizes) outputDimensions(document.sizes[s], args.scale);
+  const jobs = plan(document, sizes, format);
+  const files = targets(args.out, jobs);
+  const fetcher = options.fetcher ?? createAssetFetcher({ allowPrivateUrls: options.allowPrivateUrls ?? false });
+  for (const [i, job] of jobs.entries()) {
+    const bytes =
+      format === 'pdf'
+        ? await renderPdf(document, job.sizeIndex, { preset: args.preset, slides: args.slides, fetcher })
+        : await renderImage(document, job.sizeIndex, job.slide!, {
+            format,
+            scale: args.scale,
+            quality: args.quality,
+            fetcher,
+          });
+    fs.mkdirSync(path.dirname(files[i]), { recursive: true });
+    fs.writeFileSync(files[i], bytes);
+    print(`${files[i]}\n`);
+  }
+}
+
+/** `CODE: message`, then each detail on its own line, as a person reads the API's error envelope. */
+function describeError(error: AppError): string {
+  const lines = [`${error.code}: ${error.message}`];
+  for (const detail of error.details ?? []) {
+    const line = `${pointerToPath(detail.path) || detail.path}: ${detail.message}`;
+    // A single detail usually is the message itself; printing it twice helps nobody.
+    if (line !== error.message) lines.push(`  ${line}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Runs `placard render` and returns the exit status: 0 written, 2 bad usage or invalid input, 1 anything else. */
+export async function runRender(argv: string[], options: RenderCommandOptions = {}): Promise<number> {
+  const stdout = options.stdout ?? ((text) => process.stdout.write(text));
+  const stderr = options.stderr ?? ((text) => process.stderr.write(text));
+  try {
+    await render(parse(argv), options, stdout);
+    return 0;
+  } catch (error) {
+    if (error instanceof AppError) {
+      stderr(describeError(error));
+      return 2;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof UsageError || code?.startsWith('ERR_PARSE_ARGS_')) {
+      const usage = error instanceof UsageError && !error.showUsage ? '' : `${RENDER_USAGE}\n`;
+      stderr(`placard render: ${(error as Error).message}\n${usage}`);
+      return 2;
+    }
+    stderr(`placard render: ${(error as Error).stack ?? error}\n`);
+    return 1;
+  }
+}
