@@ -222,7 +222,8 @@ describe('PDF_PRINT', () => {
     ctx.fillRect(-20, 200, 100, 80);
     photo(ctx);
   };
-  const file = save(encodePdf(size, bleedPaint, { preset: 'PDF_PRINT', title: 'Spring sale', createdAt }));
+  const title = 'Spring sale — Été <2026>';
+  const file = save(encodePdf(size, bleedPaint, { preset: 'PDF_PRINT', title, author: 'Zoë', createdAt }));
   const trim = [225, 187.5];
   const media = trim.map((side) => side + 2 * BLEED_PT);
 
@@ -281,7 +282,8 @@ describe('PDF_PRINT', () => {
   test('identifies itself as PDF/A-2b: XMP with pdfaid and dates that match the Info dictionary, sRGB OutputIntent', () => {
     const fields = info(file, '-isodates');
     assert.equal(fields['Metadata Stream'], 'yes');
-    assert.equal(fields.Title, 'Spring sale');
+    assert.equal(fields.Title, title);
+    assert.equal(fields.Author, 'Zoë');
     assert.equal(fields.Producer, 'Placard');
     assert.equal(fields.CreationDate, '2026-11-21T10:00:00Z');
     const xmp = tool('pdfinfo', '-meta', file);
@@ -289,7 +291,10 @@ describe('PDF_PRINT', () => {
     assert.match(xmp, /<pdfaid:conformance>B<\/pdfaid:conformance>/);
     assert.match(xmp, /<xmp:CreateDate>2026-11-21T10:00:00Z<\/xmp:CreateDate>/);
     assert.match(xmp, /<xmp:ModifyDate>2026-11-21T10:00:00Z<\/xmp:ModifyDate>/);
-    assert.match(xmp, /<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Spring sale<\/rdf:li>/);
+    // The XMP says what the Info dictionary says (PDF/A requires it), non-ASCII and markup characters included.
+    assert.match(xmp, /<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Spring sale — Été &lt;2026><\/rdf:li>/);
+    assert.match(xmp, /<dc:creator><rdf:Seq><rdf:li>Zoë<\/rdf:li><\/rdf:Seq><\/dc:creator>/);
+    assert.match(xmp, /<xmp:CreatorTool>Placard<\/xmp:CreatorTool>/);
     assert.match(xmp, /<pdf:Producer>Placard<\/pdf:Producer>/);
     const raw = fs.readFileSync(file, 'latin1');
     assert.match(raw, /\/OutputIntents \[<<\/Type \/OutputIntent\s+\/S \/GTS_PDFA1/);
