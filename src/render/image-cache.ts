@@ -5,6 +5,7 @@
 // native memory of the thread that decoded it.
 import { type Image, loadImage } from '@napi-rs/canvas';
 import { LRUCache } from 'lru-cache';
+import { AppError } from '../errors.js';
 import type { AssetFetcher } from './assets.js';
 import { describeSource, type ImageRequest, isInlineMarkup, parseImageSource } from './image-source.js';
 import { unsafeSvgReason } from './sniff.js';
@@ -28,8 +29,11 @@ export interface ImageCacheOptions {
 type Decoded = Image | null;
 
 export interface ImageCache {
-  /** Fetches and decodes every source (in parallel, each once); throws SOURCE_REJECTED naming the first bad one. */
-  resolve(sources: Iterable<string>): Promise<ResolvedAssets>;
+  /**
+   * Fetches and decodes every source (in parallel, each once). A source that cannot be used throws SOURCE_REJECTED
+   * naming it, unless `skipRejected` is set: then it simply has no image (thumbnails draw what they can).
+   */
+  resolve(sources: Iterable<string>, options?: { skipRejected?: boolean }): Promise<ResolvedAssets>;
   /** Decoded images held. */
   size(): number;
   clear(): void;
@@ -108,10 +112,21 @@ export function createImageCache(fetcher: AssetFetcher, options: ImageCacheOptio
     return pending;
   }
 
+  async function getOrSkip(source: string): Promise<Decoded> {
+    try {
+      return await get(source);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'SOURCE_REJECTED') return null;
+      throw error;
+    }
+  }
+
   return {
-    async resolve(sources) {
+    async resolve(sources, options = {}) {
       const unique = [...new Set(sources)];
-      const images = await Promise.all(unique.map(get));
+      const images = options.skipRejected
+        ? await Promise.all(unique.map(getOrSkip))
+        : await Promise.all(unique.map(get));
       const bySource = new Map<string, Image>();
       unique.forEach((source, i) => {
         const image = images[i];

@@ -30,6 +30,11 @@ export interface FrameOptions {
   output?: DrawContext['output'];
   /** Fetches media. Default: this thread's fetcher (setRenderFetcher), else one that refuses private addresses. */
   fetcher?: AssetFetcher;
+  /**
+   * Draw elements whose source was rejected as if they had no image, instead of failing with SOURCE_REJECTED.
+   * Default false: exports must fail the creative (SPEC §5); thumbnails draw what they can.
+   */
+  skipRejectedSources?: boolean;
 }
 
 export interface RenderedFrame {
@@ -89,10 +94,12 @@ export function resolveAssets(
   document: DesignDocument,
   sizeIndex: number,
   slideIndex: number,
-  options: Pick<FrameOptions, 'fetcher'> = {},
+  options: Pick<FrameOptions, 'fetcher' | 'skipRejectedSources'> = {},
 ): Promise<ResolvedAssets> {
   const [, slide] = frameOf(document, sizeIndex, slideIndex);
-  return imageCacheFor(fetcherOf(options)).resolve(imageSourcesOf(slide));
+  return imageCacheFor(fetcherOf(options)).resolve(imageSourcesOf(slide), {
+    skipRejected: options.skipRejectedSources === true,
+  });
 }
 
 /**

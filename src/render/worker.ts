@@ -17,6 +17,8 @@ export interface RenderJob {
   scale?: number;
   /** jpg and webp, 1..100; default 90. */
   quality?: number;
+  /** See FrameOptions.skipRejectedSources. Default false. */
+  skipRejectedSources?: boolean;
 }
 
 /** What a worker answers: the file, or the AppError to raise again on the calling thread. */
@@ -38,6 +40,7 @@ export default async function render(job: RenderJob): Promise<RenderOutcome> {
       format: job.format,
       scale: job.scale,
       quality: job.quality,
+      skipRejectedSources: job.skipRejectedSources,
     });
     return { ok: true, bytes };
   } catch (error) {

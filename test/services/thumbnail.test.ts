@@ -1,35 +1,64 @@
-// Placeholder thumbnails: a PNG whose longest side is 400 px, in the proportions of the first size, filled with its
-// background colour; stored in the BlobStore under a key of its own and linked for 12 hours.
+// Thumbnails are real renders: the first slide of the first size, longest side 400 px, PNG; through the render pool
+// when one is given, else on the calling thread; a source that cannot be fetched is left out instead of failing.
+// Stored in the BlobStore under a key of its own and linked for 12 hours.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
-import { PNG } from 'pngjs';
-import type { DesignDocument } from '../../src/domain/design.schema.js';
+import { after, before, describe, test } from 'node:test';
+import { type DesignDocument, readDocument } from '../../src/domain/design.schema.js';
+import { createRenderPool } from '../../src/render/pool.js';
 import {
   createThumbnails,
   drawThumbnail,
-  parseColour,
   THUMBNAIL_URL_TTL_SECONDS,
   thumbnailDimensions,
 } from '../../src/services/thumbnail.js';
 import { createLocalDiskBlobStore } from '../../src/storage/blobs/local-disk.js';
 import { loadServerKeys } from '../../src/storage/secrets.js';
+import { comparePngs } from '../render/golden.js';
+import { assertPixel, decodePng } from '../render/pixels.js';
+import { QUADRANTS, type RenderMedia, startRenderMedia } from '../render/render-media.js';
 
-function documentOf(width: number, height: number, backgroundColor?: string): DesignDocument {
-  return {
+let media: RenderMedia;
+before(async () => {
+  media = await startRenderMedia();
+});
+after(() => media.close());
+
+/** 300x250, navy; an amber square at (30, 30) 60x60 and the test photo filling the right half. */
+function banner(extra: unknown[] = []): DesignDocument {
+  return readDocument({
     name: 'Thumb',
     sizes: [
-      { name: 'First', width, height, ...(backgroundColor && { backgroundColor }), slides: [{ elements: [] }] },
+      {
+        name: 'First',
+        width: 300,
+        height: 250,
+        backgroundColor: '#0F172A',
+        slides: [
+          {
+            elements: [
+              { name: 'square', type: 'shape', x: 30, y: 30, width: 60, height: 60, fill: '#F59E0B' },
+              {
+                name: 'photo',
+                type: 'image',
+                x: 150,
+                y: 0,
+                width: 150,
+                height: 250,
+                src: `${media.origin}/photo.png`,
+                fit: 'fill',
+              },
+              ...extra,
+            ],
+          },
+          { elements: [{ name: 'slide-2', type: 'shape', x: 0, y: 0, width: 300, height: 250, fill: '#FF0000' }] },
+        ],
+      },
       { name: 'Second', width: 50, height: 50, backgroundColor: '#00FF00', slides: [{ elements: [] }] },
     ],
-  } as DesignDocument;
-}
-
-function pixel(png: PNG, x: number, y: number): number[] {
-  const i = (png.width * y + x) * 4;
-  return [...png.data.subarray(i, i + 4)];
+  });
 }
 
 describe('thumbnail dimensions', () => {
@@ -42,40 +71,48 @@ describe('thumbnail dimensions', () => {
   });
 });
 
-describe('parseColour', () => {
-  test('reads every colour form a document may store', () => {
-    assert.deepEqual(parseColour('#0F172A'), [15, 23, 42, 255]);
-    assert.deepEqual(parseColour('#fff'), [255, 255, 255, 255]);
-    assert.deepEqual(parseColour('#F008'), [255, 0, 0, 136]);
-    assert.deepEqual(parseColour('#11223380'), [17, 34, 51, 128]);
-    assert.deepEqual(parseColour('rgb(10, 20, 30)'), [10, 20, 30, 255]);
-    assert.deepEqual(parseColour('rgba(10, 20, 30, 0.5)'), [10, 20, 30, 128]);
-    assert.deepEqual(parseColour('rgba(100%, 0%, 50%, 25%)'), [255, 0, 128, 64]);
-    assert.deepEqual(parseColour('transparent'), [0, 0, 0, 0]);
-  });
-});
-
 describe('drawThumbnail', () => {
-  test('a 300x250 design gives a 400x333 PNG filled with the first size’s background colour', () => {
-    const png = PNG.sync.read(drawThumbnail(documentOf(300, 250, '#0F172A')));
-    assert.equal(png.width, 400);
-    assert.equal(png.height, 333);
-    assert.deepEqual(pixel(png, 0, 0), [15, 23, 42, 255]);
-    assert.deepEqual(pixel(png, 399, 332), [15, 23, 42, 255]);
-    assert.deepEqual(pixel(png, 200, 166), [15, 23, 42, 255]);
+  test('renders the first slide of the first size scaled to 400 px on its longest side', async () => {
+    const png = decodePng(await drawThumbnail(banner(), { fetcher: media.fetcher }));
+    assert.deepEqual([png.width, png.height], [400, 333]);
+    const k = 400 / 300;
+    assertPixel(png, 5, 5, [0x0f, 0x17, 0x2a, 255]);
+    assertPixel(png, Math.round(60 * k), Math.round(60 * k), [0xf5, 0x9e, 0x0b, 255]);
+    // Just inside the square's scaled right edge (90 px × 4/3 = 120), and just outside it.
+    assertPixel(png, 119, 60, [0xf5, 0x9e, 0x0b, 255]);
+    assertPixel(png, 121, 60, [0x0f, 0x17, 0x2a, 255]);
+    assertPixel(png, 210, 10, [...QUADRANTS.topLeft, 255]);
+    assertPixel(png, 395, 325, [...QUADRANTS.bottomRight, 255]);
   });
 
-  test('a portrait story is 225x400; without a background colour it is white', () => {
-    const png = PNG.sync.read(drawThumbnail(documentOf(1080, 1920)));
-    assert.equal(png.width, 225);
-    assert.equal(png.height, 400);
-    assert.deepEqual(pixel(png, 100, 300), [255, 255, 255, 255]);
+  test('a portrait story is 225x400', async () => {
+    const doc = readDocument({
+      name: 'Story',
+      sizes: [{ name: 'Story', width: 1080, height: 1920, slides: [{ elements: [] }] }],
+    });
+    const png = decodePng(await drawThumbnail(doc));
+    assert.deepEqual([png.width, png.height], [225, 400]);
+    assertPixel(png, 100, 300, [255, 255, 255, 255]);
   });
 
-  test('a translucent background keeps its alpha', () => {
-    const png = PNG.sync.read(drawThumbnail(documentOf(100, 50, 'rgba(255, 0, 0, 0.5)')));
-    assert.deepEqual([png.width, png.height], [400, 200]);
-    assert.deepEqual(pixel(png, 10, 10), [255, 0, 0, 128]);
+  test('a source that cannot be fetched is left out; the rest is drawn', async () => {
+    const broken = banner([
+      { name: 'gone', type: 'image', x: 0, y: 0, width: 300, height: 250, src: `${media.origin}/gone.png` },
+    ]);
+    const png = decodePng(await drawThumbnail(broken, { fetcher: media.fetcher }));
+    assertPixel(png, 60, 60, [0xf5, 0x9e, 0x0b, 255]);
+    assert.equal(media.server.hits.get('/gone.png'), 1);
+  });
+
+  test('through the render pool the thumbnail is the same picture, drawn on a worker thread', async () => {
+    const pool = createRenderPool({ threads: 1, allowPrivateUrls: true });
+    try {
+      const pooled = await drawThumbnail(banner(), { pool });
+      const direct = await drawThumbnail(banner(), { fetcher: media.fetcher });
+      assert.equal(comparePngs(pooled, direct).differing, 0);
+    } finally {
+      await pool.close();
+    }
   });
 });
 
@@ -85,10 +122,10 @@ describe('createThumbnails over the local disk store', () => {
   const keys = loadServerKeys('test-secret', dir);
   const nowMs = 1_800_000_000_000;
   const blobs = createLocalDiskBlobStore({ dir, publicUrl: 'http://placard.test', keys, now: () => nowMs });
-  const thumbnails = createThumbnails(blobs);
 
   test('make stores a PNG under a key of its own; url signs it for 12 hours; discard removes it', async () => {
-    const doc = documentOf(728, 90, '#F59E0B');
+    const thumbnails = createThumbnails(blobs, { fetcher: media.fetcher });
+    const doc = banner();
     const first = await thumbnails.make('abc1234', doc);
     const second = await thumbnails.make('abc1234', doc);
     assert.match(first, /^thumbnails\/abc1234\/[0-9a-f-]{36}\.png$/);
@@ -99,9 +136,9 @@ describe('createThumbnails over the local disk store', () => {
     assert.equal(stored.contentType, 'image/png');
     const chunks: Buffer[] = [];
     for await (const chunk of stored.body) chunks.push(chunk as Buffer);
-    const png = PNG.sync.read(Buffer.concat(chunks));
-    assert.deepEqual([png.width, png.height], [400, 49]);
-    assert.deepEqual(pixel(png, 0, 0), [245, 158, 11, 255]);
+    const png = decodePng(Buffer.concat(chunks));
+    assert.deepEqual([png.width, png.height], [400, 333]);
+    assertPixel(png, 0, 0, [0x0f, 0x17, 0x2a, 255]);
 
     const url = await thumbnails.url(first);
     const exp = Math.floor(nowMs / 1000) + THUMBNAIL_URL_TTL_SECONDS;
