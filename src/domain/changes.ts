@@ -7,7 +7,12 @@
 import { htmlFragmentProblem } from '../elements/code/html-fragment.js';
 import { MAX_CODE_BYTES } from '../elements/code/schema.js';
 import { HEX_COLOUR } from '../elements/common.js';
-import { CHANGE_ATTRIBUTES, type ChangeAttribute, type ParsedChange } from '../elements/element-kind.js';
+import {
+  CHANGE_ATTRIBUTES,
+  type ChangeAttribute,
+  type FontLookup,
+  type ParsedChange,
+} from '../elements/element-kind.js';
 import { kindOfElement, type Layer } from '../elements/registry.js';
 import { MAX_SVG_COLORS } from '../elements/svg/schema.js';
 import { FONT_VARIANT, MAX_TEXT_LENGTH } from '../elements/text-style.js';
@@ -26,10 +31,7 @@ export interface GeneralChangesInput {
 }
 
 /** The fonts a change may name: the catalogue (render/fonts.ts), plus a team's brand kit fonts when it has some. */
-export interface FontLookup {
-  /** The family's own spelling and its variants, matching `name` case-insensitively; undefined when unknown. */
-  family(name: string): { fontFamily: string; variants: readonly string[] } | undefined;
-}
+export type { FontLookup };
 
 interface Problem {
   code: ErrorCode;

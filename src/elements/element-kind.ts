@@ -35,6 +35,12 @@ export type ParsedChange =
   | { attribute: 'SVGCOLORS'; value: string[] }
   | { attribute: 'LINEHEIGHT' | 'LETTERSPACING'; value: number };
 
+/** Looks font families up (the catalogue, or the catalogue plus a team's brand-kit fonts). */
+export interface FontLookup {
+  /** The family's own spelling and its variants, matching `name` case-insensitively; undefined when unknown. */
+  family(name: string): { fontFamily: string; variants: readonly string[] } | undefined;
+}
+
 /** The font an element draws its text with. */
 export interface FontRef {
   fontFamily: string;
