@@ -3,9 +3,11 @@
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchApi } from './api.bench.js';
+import { benchRender } from './render.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
+  render: benchRender,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
