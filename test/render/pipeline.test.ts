@@ -192,6 +192,15 @@ describe('the asset stage', () => {
     );
   });
 
+  test('skipRejectedSources draws the frame without the sources that were rejected (thumbnails)', async () => {
+    const doc = banner([
+      rect('under', { width: 100, height: 80, fill: '#00FF00' }),
+      { name: 'photo', type: 'image', x: 0, y: 0, width: 100, height: 80, src: `${media.origin}/also-missing.png` },
+    ]);
+    const bytes = await renderImage(doc, 0, 0, { format: 'png', fetcher: media.fetcher, skipRejectedSources: true });
+    assertPixel(decodePng(bytes), 50, 40, [0, 255, 0, 255]);
+  });
+
   test('a private address is refused unless the fetcher allows it', async () => {
     const doc = banner([
       { name: 'photo', type: 'image', x: 0, y: 0, width: 10, height: 10, src: `${media.origin}/photo.png` },
