@@ -31,6 +31,7 @@ import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { type AssetFetcher, createAssetFetcher } from './render/assets.js';
+import type { RenderPool } from './render/pool.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
@@ -64,6 +65,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   blobs: BlobStore;
+  /** Render threads; thumbnails render there, off the event loop. */
+  renderPool?: RenderPool;
   /** Fastify logger options; false silences it (tests). */
   logger?: FastifyServerOptions['logger'];
   /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
@@ -118,7 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const projects = createProjectRepository(db.kysely);
   const folders = createFolderRepository(db.kysely, db.dialect);
   const access = createAccess({ projects, brandKits, folders });
-  const thumbnails = createThumbnails(deps.blobs);
+  const thumbnails = createThumbnails(deps.blobs, { pool: deps.renderPool });
   const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
 
   requestIdPlugin(app);

@@ -1,9 +1,10 @@
-// Turns a Config into the running dependencies of the service: database (migrated), server keys, rate limiter and
-// idempotency store. main.ts, the CLI and the tests all start the service through here.
+// Turns a Config into the running dependencies of the service: database (migrated), server keys, rate limiter,
+// idempotency store, files and the render threads. main.ts, the CLI and the tests all start the service through here.
 import path from 'node:path';
 import type { Config } from './config.js';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/plugins/idempotency.js';
 import { createMemoryRateLimiter, type RateLimiter } from './http/plugins/rate-limit.js';
+import { createRenderPool, type RenderPool } from './render/pool.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
 import { createLocalDiskBlobStore } from './storage/blobs/local-disk.js';
 import { type Db, openDatabase } from './storage/db/database.js';
@@ -18,13 +19,36 @@ export interface Runtime {
   idempotency: IdempotencyStore;
   /** Files (exports, thumbnails, assets): local disk under the data dir, links served by http/routes/files.ts. */
   blobs: BlobStore;
+  /** Render threads: every render runs here, never on the event loop of the API. */
+  renderPool: RenderPool;
   close(): Promise<void>;
+}
+
+/**
+ * Starts the threads on the first render: a process (or a test) that never renders pays nothing, and one that does
+ * keeps them warm with their caches from then on.
+ */
+function lazyRenderPool(config: Readonly<Config>): RenderPool {
+  let pool: RenderPool | null = null;
+  const started = () => {
+    pool ??= createRenderPool({ threads: config.renderThreads, allowPrivateUrls: config.allowPrivateUrls });
+    return pool;
+  };
+  return {
+    threads: config.renderThreads,
+    render: (job) => started().render(job),
+    queued: () => pool?.queued() ?? 0,
+    close: async () => {
+      await pool?.close();
+    },
+  };
 }
 
 export async function openRuntime(config: Readonly<Config>): Promise<Runtime> {
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(db);
   const keys = loadServerKeys(config.jwtSecret, config.dataDir);
+  const renderPool = lazyRenderPool(config);
   return {
     config,
     db,
@@ -32,6 +56,10 @@ export async function openRuntime(config: Readonly<Config>): Promise<Runtime> {
     blobs: createLocalDiskBlobStore({ dir: path.join(config.dataDir, 'blobs'), publicUrl: config.publicUrl, keys }),
     rateLimiter: createMemoryRateLimiter(config.rateLimit),
     idempotency: createMemoryIdempotencyStore(),
-    close: () => db.close(),
+    renderPool,
+    async close() {
+      await renderPool.close();
+      await db.close();
+    },
   };
 }
