@@ -18,6 +18,7 @@ import { MAX_SVG_COLORS } from '../elements/svg/schema.js';
 import { FONT_VARIANT, MAX_TEXT_LENGTH } from '../elements/text-style.js';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { pointerToPath } from '../http/validation.js';
+import { rewriteShareLink } from '../render/share-links.js';
 import type { DesignDocument } from './design.schema.js';
 
 /** One entry of `elementsChanges`, as the request carries it (values are always strings). */
@@ -121,7 +122,8 @@ function parseValue(attribute: ChangeAttribute, value: string): { change: Parsed
           rule: `SOURCE needs a public http(s) URL of a media file (at most ${URL_MAX} characters), ${received(value)}`,
         };
       }
-      return { change: { attribute, value } };
+      // A Google Drive, Dropbox or OneDrive share link opens a web page; its direct-download form is the file (SPEC §5).
+      return { change: { attribute, value: rewriteShareLink(value) } };
     }
     case 'CODE': {
       const bytes = Buffer.byteLength(value, 'utf8');

@@ -96,6 +96,32 @@ describe('applying changes', () => {
     );
   });
 
+  test('SOURCE: Google Drive, Dropbox and OneDrive share links become their direct-download links', () => {
+    const cases: Array<[string, string]> = [
+      [
+        'https://drive.google.com/file/d/1AbCdEf/view?usp=sharing',
+        'https://drive.google.com/uc?export=download&id=1AbCdEf',
+      ],
+      ['https://www.dropbox.com/s/abc123/photo.png?dl=0', 'https://www.dropbox.com/s/abc123/photo.png?dl=1'],
+      ['https://cdn.example.com/summer.jpg', 'https://cdn.example.com/summer.jpg'],
+    ];
+    for (const [given, stored] of cases) {
+      const sources = field(apply(change('photo', 'SOURCE', given)), 'photo', 'src');
+      assert.ok(sources.length > 0);
+      assert.deepEqual(
+        sources,
+        sources.map(() => stored),
+        'in every size that has the element',
+      );
+    }
+    const [oneDrive] = field(
+      apply(change('photo', 'SOURCE', 'https://1drv.ms/i/s!AbCdEf')),
+      'photo',
+      'src',
+    ) as string[];
+    assert.match(oneDrive, /^https:\/\/api\.onedrive\.com\/v1\.0\/shares\/u!.+\/root\/content$/);
+  });
+
   test('every attribute sets what it names', () => {
     const doc = apply(
       {
