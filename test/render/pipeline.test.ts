@@ -2,8 +2,13 @@
 // around the centre, opacity), visibility, scale, the asset stage (parallel, deduplicated, cached per thread,
 // SOURCE_REJECTED naming the URL) and the canvas pool.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
+import { PNG } from 'pngjs';
 import { type DesignDocument, readDocument } from '../../src/domain/design.schema.js';
 import { AppError } from '../../src/errors.js';
 import { createAssetFetcher } from '../../src/render/assets.js';
@@ -258,16 +263,52 @@ describe('the asset stage', () => {
     assertPixel(pixels, 52, 42, [...QUADRANTS.topLeft, 255]);
   });
 
-  test('without ffmpeg a video element draws nothing and its video is not downloaded', async (t) => {
-    if (await ffmpegBinary()) {
-      t.skip('ffmpeg is installed here; the frame is drawn instead');
-      return;
-    }
-    const doc = banner([
-      { name: 'clip', type: 'video', x: 0, y: 0, width: 100, height: 80, src: `${media.origin}/clip.mp4` },
+  test('a video element shows its frame at trimStart, decoded by ffmpeg', async () => {
+    const ffmpeg = await ffmpegBinary();
+    assert.ok(ffmpeg, 'ffmpeg ships with the service (@ffmpeg-installer/ffmpeg)');
+    // One second of red then one second of blue: trimStart 1.5 must show blue, the default (0) red.
+    const file = path.join(os.tmpdir(), `placard-clip-${process.pid}.mp4`);
+    execFileSync(ffmpeg, [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=red:s=64x48:d=1:r=10',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=blue:s=64x48:d=1:r=10',
+      '-filter_complex',
+      '[0:v][1:v]concat=n=2:v=1[v]',
+      '-map',
+      '[v]',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-movflags',
+      '+faststart',
+      file,
     ]);
-    assertPixel(await png(doc), 50, 40, [255, 255, 255, 255]);
-    assert.equal(media.server.hits.get('/clip.mp4'), undefined);
+    const clip = fs.readFileSync(file);
+    fs.rmSync(file);
+    media.server.route('/clip.mp4', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': clip.length }).end(clip);
+    });
+    const at = async (trimStart?: number) => {
+      const doc = banner([
+        { name: 'clip', type: 'video', x: 0, y: 0, width: 100, height: 80, src: `${media.origin}/clip.mp4`, trimStart },
+      ]);
+      const decoded = PNG.sync.read(await renderImage(doc, 0, 0, { format: 'png', fetcher: media.fetcher }));
+      const i = (40 * decoded.width + 50) * 4;
+      return [...decoded.data.subarray(i, i + 3)];
+    };
+    const [r0, g0, b0] = await at();
+    assert.ok(r0 > 200 && g0 < 60 && b0 < 60, `red at 0 s, got ${[r0, g0, b0]}`);
+    const [r1, g1, b1] = await at(1.5);
+    assert.ok(b1 > 200 && r1 < 60 && g1 < 60, `blue at 1.5 s, got ${[r1, g1, b1]}`);
   });
 });
 
