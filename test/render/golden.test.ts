@@ -20,6 +20,11 @@ const FIXTURES: Record<string, number> = {
   'scale-2': 2,
   background: 1,
   'code-poster': 1,
+  'text-align': 1,
+  'text-markdown': 1,
+  'text-fit': 1,
+  'text-scripts': 1,
+  button: 1,
 };
 
 let media: RenderMedia;
