@@ -1,10 +1,10 @@
 // Brand kits: team-wide, so every query is scoped by team id. Typography is stored as JSON text.
 import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
+import { containsIgnoringCase } from '../contains.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
 import type { Database } from '../schema.js';
-import { nameContains } from './projects.repository.js';
 
 export interface TypographyEntry {
   fontId: number | null;
@@ -58,7 +58,7 @@ export function createBrandKitRepository(db: Kysely<Database>) {
             .as('asset_count'),
         )
         .where('team_id', '=', teamId);
-      if (keyword) query = query.where((eb) => nameContains(eb.ref('name'), keyword));
+      if (keyword) query = query.where((eb) => containsIgnoringCase(eb.ref('name'), keyword));
       const result = await paginate<StoredRow & { asset_count: number | null }>(query, page, 'id', {
         NAME: 'name',
         CREATED_AT: 'created_at',

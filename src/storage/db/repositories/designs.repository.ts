@@ -2,11 +2,12 @@
 // turns that decision (a ProjectScope) into SQL, so that lookups and lists are filtered in the database.
 import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
+import { containsIgnoringCase } from '../contains.js';
 import type { Dialect } from '../database.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
 import type { Database } from '../schema.js';
-import { nameContains, type ProjectScope, visibleProjectIdsQuery } from './projects.repository.js';
+import { type ProjectScope, visibleProjectIdsQuery } from './projects.repository.js';
 
 export interface DesignRow {
   id: number;
@@ -200,7 +201,7 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
       if (keyword !== undefined) {
         query = filters.exactSearch
           ? query.where(sql<boolean>`lower(${sql.ref('d.name')}) = ${keyword.toLowerCase()}`)
-          : query.where((eb) => nameContains(eb.ref('d.name'), keyword));
+          : query.where((eb) => containsIgnoringCase(eb.ref('d.name'), keyword));
       }
       return paginate<DesignListRow>(query, page, 'd.id', {
         NAME: 'd.name',

@@ -3,10 +3,10 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
+import { containsIgnoringCase } from '../contains.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
 import type { Database, MediaFoldersTable, MediaTable } from '../schema.js';
-import { nameContains } from './projects.repository.js';
 
 export type MediaRow = Selectable<MediaTable>;
 export type MediaFolderRow = Selectable<MediaFoldersTable>;
@@ -138,7 +138,7 @@ export function createMediaRepository(db: Kysely<Database>) {
       if (filters.mediaFolderId !== undefined) query = query.where('media_folder_id', '=', filters.mediaFolderId);
       if (filters.search) {
         const search = filters.search;
-        query = query.where((eb) => nameContains(eb.ref('name'), search));
+        query = query.where((eb) => containsIgnoringCase(eb.ref('name'), search));
       }
       if (filters.format) query = query.where('format', '=', filters.format);
       if (filters.type) query = query.where('type', '=', filters.type);

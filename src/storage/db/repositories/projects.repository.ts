@@ -1,7 +1,9 @@
 // Projects and their users. Which projects a caller sees is decided in services/access.ts; this module only turns
 // that decision (a ProjectScope) into SQL, so that lists are filtered and paginated in the database.
-import { type Expression, type Kysely, sql } from 'kysely';
+
+import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
+import { containsIgnoringCase } from '../contains.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
 import type { Database } from '../schema.js';
@@ -51,16 +53,6 @@ const COLUMNS = [
 ] as const;
 
 /**
- * Case-insensitive substring match in which LIKE's wildcards are plain characters (users.repository escapes the same
- * way); brand kits use it too.
- */
-export function nameContains(column: Expression<string>, keyword: string) {
-  const like = `%${keyword.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  // ESCAPE is explicit: PostgreSQL defaults to backslash, SQLite has no escape character without it.
-  return sql<boolean>`lower(${column}) like ${like} escape '\\'`;
-}
-
-/**
  * The ids of the projects in scope, as a subquery: `where('project_id', 'in', visibleProjectIdsQuery(db, scope))`
  * lets designs, folders and exports filter by visibility without loading the ids first.
  */
@@ -108,7 +100,7 @@ export function createProjectRepository(db: Kysely<Database>) {
         .select(COLUMNS.map((c) => `p.${c}` as const))
         .select('bk.name as brand_kit_name')
         .where('p.id', 'in', visibleProjectIdsQuery(db, scope));
-      if (keyword) query = query.where((eb) => nameContains(eb.ref('p.name'), keyword));
+      if (keyword) query = query.where((eb) => containsIgnoringCase(eb.ref('p.name'), keyword));
       return paginate<ProjectListRow>(query, page, 'p.id', {
         NAME: 'p.name',
         CREATED_AT: 'p.created_at',

@@ -1,6 +1,8 @@
 // Team users. Deleted users stay as rows (deleted_at set) so that "created by" keeps a name.
-import { type Kysely, sql } from 'kysely';
+
+import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
+import { containsIgnoringCase } from '../contains.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
 import type { Database } from '../schema.js';
@@ -16,10 +18,6 @@ export interface UserRow {
 }
 
 const COLUMNS = ['id', 'team_id', 'name', 'email', 'role_id', 'profile_picture', 'created_at'] as const;
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 export function createUserRepository(db: Kysely<Database>) {
   return {
@@ -61,13 +59,8 @@ export function createUserRepository(db: Kysely<Database>) {
     async list(teamId: number, keyword: string | undefined, page: PageRequest) {
       let query = db.selectFrom('users').select(COLUMNS).where('team_id', '=', teamId).where('deleted_at', 'is', null);
       if (keyword) {
-        const like = `%${escapeLike(keyword.toLowerCase())}%`;
-        // ESCAPE is explicit: PostgreSQL defaults to backslash, SQLite has no escape character without it.
         query = query.where((eb) =>
-          eb.or([
-            sql<boolean>`lower(${eb.ref('name')}) like ${like} escape '\\'`,
-            sql<boolean>`lower(${eb.ref('email')}) like ${like} escape '\\'`,
-          ]),
+          eb.or([containsIgnoringCase(eb.ref('name'), keyword), containsIgnoringCase(eb.ref('email'), keyword)]),
         );
       }
       return paginate<UserRow>(query, page, 'id', { NAME: 'name', CREATED_AT: 'created_at', UPDATED_AT: 'updated_at' });
