@@ -1,22 +1,13 @@
 // Versions of a design: snapshots of its whole document. Call `insert` inside the transaction that holds the design's
 // row (DesignRepository.lock), so that two versions of one design never take the same number.
-import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { now } from '../database.js';
-import type { Database } from '../schema.js';
 
-export interface DesignVersionRow {
-  id: string;
-  design_id: number;
-  number: number;
-  version_name: string;
-  document: string;
-  size_hash: string;
-  automatic: number;
-  created_by: number;
-  created_at: string;
-  updated_at: string;
-}
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { now } from '../database.js';
+import type { Database, DesignVersionsTable } from '../schema.js';
+
+/** A row as selected: the table's columns with their select types (one definition, in schema.ts). */
+export type DesignVersionRow = Selectable<DesignVersionsTable>;
 
 /** A version with the name and picture of the user who saved it. */
 export type DesignVersionView = Omit<DesignVersionRow, 'document'> & {

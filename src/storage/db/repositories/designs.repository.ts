@@ -1,31 +1,17 @@
 // Designs and the hashes of their sizes. Which projects a caller sees is decided in services/access.ts; this module
 // turns that decision (a ProjectScope) into SQL, so that lookups and lists are filtered in the database.
+import type { Selectable } from 'kysely';
 import { type Kysely, sql } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
 import { containsIgnoringCase } from '../contains.js';
 import type { Dialect } from '../database.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
-import type { Database } from '../schema.js';
+import type { Database, DesignsTable } from '../schema.js';
 import { type ProjectScope, visibleProjectIdsQuery } from './projects.repository.js';
 
-export interface DesignRow {
-  id: number;
-  hash: string;
-  team_id: number;
-  project_id: number;
-  folder_id: number | null;
-  name: string;
-  is_template: number;
-  api_generated: number;
-  document: string;
-  revision: number;
-  thumb_key: string | null;
-  created_by: number;
-  updated_by: number;
-  created_at: string;
-  updated_at: string;
-}
+/** A row as selected: the table's columns with their select types (one definition, in schema.ts). */
+export type DesignRow = Selectable<DesignsTable>;
 
 /** What the list shows of a design: everything but the document, which can be large. */
 export type DesignListRow = Omit<DesignRow, 'document'>;
