@@ -4,10 +4,11 @@ import fs from 'node:fs';
 import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
+import { createWebhookDeliveries } from './events/deliveries.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
-import { createMetrics, metricsPlugin } from './http/plugins/metrics.js';
+import { createMetrics, metricsPlugin, queueDepthGauge } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
@@ -30,6 +31,9 @@ import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { createExportProcessor } from './jobs/export.processor.js';
+import type { JobQueue } from './jobs/job-queue.js';
+import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { type AssetFetcher, createAssetFetcher } from './render/assets.js';
 import type { RenderPool } from './render/pool.js';
 import { createAccess } from './services/access.js';
@@ -39,8 +43,10 @@ import { type AssetProcessor, createAssetProcessor } from './services/asset-proc
 import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
+import { createDeliveryService } from './services/delivery.service.js';
 import { createDesignService } from './services/design.service.js';
 import { createDesignVersionService } from './services/design-version.service.js';
+import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createThumbnails } from './services/thumbnail.js';
@@ -51,6 +57,8 @@ import type { Db } from './storage/db/database.js';
 import { createAdNetworkRepository } from './storage/db/repositories/ad-networks.repository.js';
 import { createBrandKitRepository } from './storage/db/repositories/brand-kits.repository.js';
 import { createCredentialRepository } from './storage/db/repositories/credentials.repository.js';
+import { createDeliveryRepository } from './storage/db/repositories/deliveries.repository.js';
+import { createDesignRepository } from './storage/db/repositories/designs.repository.js';
 import { createFolderRepository } from './storage/db/repositories/folders.repository.js';
 import { createMediaRepository } from './storage/db/repositories/media.repository.js';
 import { createProjectRepository } from './storage/db/repositories/projects.repository.js';
@@ -65,8 +73,12 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   blobs: BlobStore;
-  /** Render threads; thumbnails render there, off the event loop. */
-  renderPool?: RenderPool;
+  /** Render threads: exports and thumbnails render there, off the event loop. */
+  renderPool: RenderPool;
+  /** Background jobs: exports, webhook deliveries, thumbnails. Started when the app is ready, stopped on close. */
+  jobs: JobQueue;
+  /** Waits between webhook delivery attempts. Default SPEC §8 (10 s … 6 h); tests shorten them. */
+  webhookRetryDelaysMs?: readonly number[];
   /** Fastify logger options; false silences it (tests). */
   logger?: FastifyServerOptions['logger'];
   /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
@@ -105,6 +117,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // A keep-alive connection whose response was under way when the stop began would hold close() open until its
+  // keep-alive timeout (72 s): once stopping, every response closes its connection.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   app.addHook('onRequest', async () => {
     if (closing) {
       throw new AppError('UNAVAILABLE', 'the service is shutting down; retry shortly', {
@@ -136,6 +154,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     isClosing: () => closing,
     checks: [
       { name: 'database', check: () => db.ping() },
+      {
+        name: 'queue',
+        check: async () => {
+          await deps.jobs.depth();
+        },
+      },
       {
         name: 'storage',
         check: async () => fs.promises.access(config.dataDir, fs.constants.W_OK),
@@ -176,8 +200,64 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       publicUrl: config.publicUrl,
     }),
   });
-  // Contract routes of later issues (declared with their schemas, answering 501 until they land):
-  exportsRoutes(app);
+  const links = { blobs: deps.blobs, ttlSeconds: config.urlTtlSeconds };
+  const webhookDeliveries = createWebhookDeliveries({
+    db: db.kysely,
+    queue: deps.jobs,
+    allowPrivateUrls: config.allowPrivateUrls,
+    retryDelaysMs: deps.webhookRetryDelaysMs,
+    onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
+    log: app.log,
+  });
+  const exportProcessor = createExportProcessor({
+    db: db.kysely,
+    queue: deps.jobs,
+    pool: deps.renderPool,
+    blobs: deps.blobs,
+    links,
+    deliveries: webhookDeliveries,
+    thumbnails,
+    setMissingThumbnail: (hash, key) =>
+      createDesignRepository(db.kysely, db.dialect).setMissingThumbnailByHash(hash, key),
+    stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
+    onRendered: (format, seconds) => metrics.renderSeconds.observe({ format }, seconds),
+    onFinished: (type, status) => metrics.exportsFinished.inc({ type, status }),
+    log: app.log,
+  });
+  webhookDeliveries.register();
+  exportProcessor.register();
+  registerThumbnailJobs({ db: db.kysely, dialect: db.dialect, queue: deps.jobs, thumbnails });
+  queueDepthGauge(metrics, (kind) => deps.jobs.depth([kind]), [
+    'export.creative',
+    'export.finish',
+    'webhook.deliver',
+    'design.thumbnail',
+  ]);
+  app.addHook('onReady', async () => {
+    await deps.jobs.start();
+    await exportProcessor.start();
+    webhookDeliveries.start();
+  });
+  // Stops taking work, lets running renders finish (the queue hands back what does not finish in time).
+  app.addHook('onClose', async () => {
+    exportProcessor.stop();
+    await webhookDeliveries.stop();
+    await deps.jobs.stop(25_000);
+  });
+  exportsRoutes(app, {
+    exports: createExportService({
+      db: db.kysely,
+      designs,
+      access,
+      queue: deps.jobs,
+      links,
+      deliveries: webhookDeliveries,
+      allowPrivateUrls: config.allowPrivateUrls,
+      queueLimit: config.queueLimit,
+      onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
+    }),
+  });
+  // Contract routes of a later issue (declared with their schemas, answering 501 until it lands):
   shareLinksRoutes(app);
   const assetProcessor = createAssetProcessor({
     db: db.kysely,
@@ -202,7 +282,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   adNetworksRoutes(app, {
     adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
   });
-  webhooksRoutes(app, { webhooks: createWebhookService({ webhooks: createWebhookRepository(db.kysely) }) });
+  webhooksRoutes(app, {
+    webhooks: createWebhookService({
+      webhooks: createWebhookRepository(db.kysely),
+      allowPrivateUrls: config.allowPrivateUrls,
+    }),
+    deliveries: createDeliveryService({ deliveries: createDeliveryRepository(db.kysely), webhookDeliveries }),
+  });
 
   return app;
 }

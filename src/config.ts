@@ -29,6 +29,12 @@ export interface Config {
   tokenTtlSeconds: number;
   /** Lifetime of signed download links. Default 3600. */
   urlTtlSeconds: number;
+  /** FFMPEG_PATH: a system ffmpeg to prefer over the one @ffmpeg-installer/ffmpeg brings. */
+  ffmpegPath: string | null;
+  /** Time budget of one render (SPEC §6): stills 60 s, video 10 min. */
+  renderTimeouts: { stillSeconds: number; videoSeconds: number };
+  /** Export files waiting or rendering beyond which new exports are refused with 503 and Retry-After. */
+  queueLimit: number;
   /** Let media and webhook URLs point at private addresses (tests only). */
   allowPrivateUrls: boolean;
   rateLimit: {
@@ -97,6 +103,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     jwtSecret: optional(env, 'PLACARD_JWT_SECRET'),
     tokenTtlSeconds: integer(env, 'PLACARD_TOKEN_TTL_SECONDS', 3600, 60, 31 * 24 * 3600),
     urlTtlSeconds: integer(env, 'PLACARD_URL_TTL_SECONDS', 3600, 60, 7 * 24 * 3600),
+    ffmpegPath: optional(env, 'FFMPEG_PATH'),
+    renderTimeouts: {
+      stillSeconds: integer(env, 'PLACARD_RENDER_TIMEOUT_SECONDS', 60, 1, 3600),
+      videoSeconds: integer(env, 'PLACARD_VIDEO_RENDER_TIMEOUT_SECONDS', 600, 1, 24 * 3600),
+    },
+    queueLimit: integer(env, 'PLACARD_QUEUE_LIMIT', 20_000, 1, 100_000_000),
     allowPrivateUrls: boolean(env, 'PLACARD_ALLOW_PRIVATE_URLS', false),
     rateLimit: {
       enabled: boolean(env, 'PLACARD_RATE_LIMIT', true),

@@ -60,6 +60,20 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * Codes of a failed file in an export's `errorLog` (SPEC §6), never an HTTP answer: the export request was accepted,
+ * one of its files could not be made. Codes of the catalogue above can appear there too (SOURCE_REJECTED).
+ */
+export const EXPORT_FAILURE_CODES = {
+  SOURCE_REJECTED: 'A media source of the file could not be used; the message names the URL and the reason.',
+  RENDER_TIMEOUT: 'Rendering the file took longer than its budget (60 s for stills, 10 min for video; configurable).',
+  RENDER_CRASHED: 'Rendering the file crashed the render worker three times in a row.',
+  STORAGE_FAILED: 'The file was rendered but could not be stored, three times in a row.',
+  EXPORT_FAILED: 'The code of an errorLog whose failures have different codes, or of an export that could not finish.',
+} as const satisfies Record<string, string>;
+
+export type ExportFailureCode = keyof typeof EXPORT_FAILURE_CODES;
+
 export interface ErrorDetail {
   /** JSON pointer of the offending field, e.g. /elementsChanges/0/changes/1/value. */
   path: string;
@@ -113,5 +127,17 @@ export function renderErrorsMarkdown(): string {
   for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
     lines.push(`| \`${code}\` | ${entry.status} | ${entry.description} |`);
   }
+  lines.push(
+    '',
+    '## Codes in an export’s errorLog',
+    '',
+    'An accepted export whose files could not all be made reports each failed file in `errorLog.failures` ' +
+      '(`creativeId`, `sizeHash`, `slideNumber`, `code`, `message`); `errorLog.code` is the code they share.',
+    '',
+    '| code | meaning |',
+    '|---|---|',
+  );
+  for (const [code, description] of Object.entries(EXPORT_FAILURE_CODES))
+    lines.push(`| \`${code}\` | ${description} |`);
   return `${lines.join('\n')}\n`;
 }

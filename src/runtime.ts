@@ -1,9 +1,11 @@
 // Turns a Config into the running dependencies of the service: database (migrated), server keys, rate limiter,
-// idempotency store, files and the render threads. main.ts, the CLI and the tests all start the service through here.
+// idempotency store, files, the job queue and the render threads. main.ts, the CLI and the tests all start the service through here.
 import path from 'node:path';
 import type { Config } from './config.js';
 import { createMemoryIdempotencyStore, type IdempotencyStore } from './http/plugins/idempotency.js';
 import { createMemoryRateLimiter, type RateLimiter } from './http/plugins/rate-limit.js';
+import type { JobQueue } from './jobs/job-queue.js';
+import { createLocalJobQueue } from './jobs/local-queue.js';
 import { createRenderPool, type RenderPool } from './render/pool.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
 import { createLocalDiskBlobStore } from './storage/blobs/local-disk.js';
@@ -21,6 +23,8 @@ export interface Runtime {
   blobs: BlobStore;
   /** Render threads: every render runs here, never on the event loop of the API. */
   renderPool: RenderPool;
+  /** Background jobs (exports, webhook deliveries, thumbnails): a table of the database in the embedded shape. */
+  jobs: JobQueue;
   close(): Promise<void>;
 }
 
@@ -36,7 +40,7 @@ function lazyRenderPool(config: Readonly<Config>): RenderPool {
   };
   return {
     threads: config.renderThreads,
-    render: (job) => started().render(job),
+    render: (job, options) => started().render(job, options),
     queued: () => pool?.queued() ?? 0,
     close: async () => {
       await pool?.close();
@@ -57,6 +61,7 @@ export async function openRuntime(config: Readonly<Config>): Promise<Runtime> {
     rateLimiter: createMemoryRateLimiter(config.rateLimit),
     idempotency: createMemoryIdempotencyStore(),
     renderPool,
+    jobs: createLocalJobQueue({ db: db.kysely, dialect: db.dialect }),
     async close() {
       await renderPool.close();
       await db.close();

@@ -8,6 +8,7 @@ import { Ajv } from 'ajv';
 import { type Static, Type } from 'typebox';
 import { applyChanges } from '../domain/changes.js';
 import { type DesignDocument, readDocument } from '../domain/design.schema.js';
+import { type PlannedFile, planFiles } from '../domain/export-plan.js';
 import { AppError } from '../errors.js';
 import { ElementsChanges, GeneralChanges } from '../http/schemas/templates.js';
 import { describeValidation, pointerToPath } from '../http/validation.js';
@@ -219,77 +220,17 @@ export function selectSizes(document: DesignDocument, wanted: readonly string[])
   return all.filter((s) => chosen.has(s));
 }
 
-const UTF8_NAME_BYTES = 200;
-
-/**
- * A design name as the start of a file name on every OS: no path separators, no characters Windows refuses
- * (`<>:"/\|?*`, control characters), no leading or trailing dots and spaces, at most 200 UTF-8 bytes. Reserved
- * Windows names (CON, NUL …) need no care: the `-WxH` that always follows makes them ordinary names.
- */
-export function safeFileStem(name: string): string {
-  const cleaned = name
-    .normalize('NFC')
-    .replace(/[\p{Cc}<>:"/\\|?*]/gu, '_')
-    .replace(/\s+/g, ' ')
-    .replace(/^[\s.]+|[\s.]+$/g, '');
-  let out = '';
-  let bytes = 0;
-  for (const char of cleaned) {
-    bytes += Buffer.byteLength(char);
-    if (bytes > UTF8_NAME_BYTES) break;
-    out += char;
-  }
-  return out || 'design';
-}
-
-/** `<design name>-<width>x<height>[-<slide + 1>].<ext>` (SPEC §6); `slide` only when the size has several. */
-export function exportFileName(
-  designName: string,
-  size: { width: number; height: number },
-  slide: number | undefined,
-  ext: string,
-): string {
-  return `${safeFileStem(designName)}-${size.width}x${size.height}${slide === undefined ? '' : `-${slide + 1}`}.${ext}`;
-}
-
-interface Job {
-  sizeIndex: number;
-  /** A raster slide; undefined for a PDF, which holds the selected slides as pages. */
-  slide?: number;
-  name: string;
-}
-
-function plan(document: DesignDocument, sizes: number[], format: RasterFormat | 'pdf'): Job[] {
-  const jobs: Job[] = [];
-  const taken = new Map<string, number>();
-  for (const sizeIndex of sizes) {
-    const size = document.sizes[sizeIndex];
-    const slides = format === 'pdf' ? [undefined] : size.slides.map((_, i) => i);
-    for (const slide of slides) {
-      const numbered = slide !== undefined && size.slides.length > 1 ? slide : undefined;
-      let name = exportFileName(document.name, size, numbered, format);
-      // Two sizes of one set may share their dimensions: the later one gets " (2)", as a browser names a second
-      // download, rather than overwriting the first or a "-2" that would read as a slide number.
-      const seen = taken.get(name) ?? 0;
-      taken.set(name, seen + 1);
-      if (seen) name = name.replace(/(\.[a-z0-9]+)$/, ` (${seen + 1})$1`);
-      jobs.push({ sizeIndex, slide, name });
-    }
-  }
-  return jobs;
-}
-
 /** Where each file goes: `--out` itself for a single file (unless it is a directory), else files inside it. */
-function targets(out: string, jobs: Job[]): string[] {
+function targets(out: string, files: PlannedFile[]): string[] {
   const isDirectory = fs.existsSync(out) && fs.statSync(out).isDirectory();
-  if (jobs.length === 1 && !isDirectory) return [out];
+  if (files.length === 1 && !isDirectory) return [out];
   if (fs.existsSync(out) && !isDirectory) {
     throw new UsageError(
-      `this render makes ${jobs.length} files (${jobs.map((job) => job.name).join(', ')}); --out ${out} is a file, give a directory`,
+      `this render makes ${files.length} files (${files.map((file) => file.name).join(', ')}); --out ${out} is a file, give a directory`,
       false,
     );
   }
-  return jobs.map((job) => path.join(out, job.name));
+  return files.map((file) => path.join(out, file.name));
 }
 
 async function render(args: Args, options: RenderCommandOptions, print: (text: string) => void): Promise<void> {
@@ -305,7 +246,7 @@ async function render(args: Args, options: RenderCommandOptions, print: (text: s
   const sizes = selectSizes(document, args.sizes);
   // Checked for every size before anything is written: a scale too large for one size fails the whole render.
   if (format !== 'pdf') for (const s of sizes) outputDimensions(document.sizes[s], args.scale);
-  const jobs = plan(document, sizes, format);
+  const jobs = planFiles(document, document.name, sizes, format);
   const files = targets(args.out, jobs);
   const fetcher = options.fetcher ?? createAssetFetcher({ allowPrivateUrls: options.allowPrivateUrls ?? false });
   for (const [i, job] of jobs.entries()) {

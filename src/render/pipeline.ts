@@ -5,6 +5,7 @@
 // run in worker threads, the CLI and golden-image tests.
 import type { Canvas, SKRSContext2D } from '@napi-rs/canvas';
 import type { DesignDocument, DesignSize, Slide } from '../domain/design.schema.js';
+import { motionAt, slideAt } from '../domain/timeline.js';
 import type { BaseElement } from '../elements/common.js';
 import { kindOfElement } from '../elements/registry.js';
 import { AppError } from '../errors.js';
@@ -106,6 +107,12 @@ export function resolveAssets(
  * Stage 2: draws the frame into `ctx`, whose origin is the frame's top-left corner: the background, then each visible
  * element in order (the first at the back) in its own coordinates — translated to (x, y), rotated by `rotation`
  * degrees clockwise around its centre, with its opacity — all scaled by `scale`. A kind without `draw` is skipped.
+ *
+ * Animations (domain/timeline.ts) move each element at `time`: the motion's scale and turn apply around the element's
+ * centre after its own rotation, its translation in frame px, its opacity multiplies the element's, and its blur goes
+ * through `ctx.filter`. Stills draw the default time, +Infinity: the final state, where every `in` animation has
+ * finished and every `out` animation is done — so an element with an `out` fade or zoom is not drawn at all in a
+ * PNG/JPG/WEBP/PDF export, one with an `out` slide is off the frame, and one with an `out` blur is drawn blurred.
  */
 export function drawFrame(
   ctx: SKRSContext2D,
@@ -122,21 +129,32 @@ export function drawFrame(
   };
   ctx.save();
   ctx.scale(options.scale ?? 1, options.scale ?? 1);
+  // Skia's filter lengths are device pixels, whatever the transform (as in browsers): blur is given in design px, so
+  // it is multiplied by the device pixels per design px of the frame (scale, and the px → pt of a PDF page).
+  const frame = ctx.getTransform();
+  const devicePerPx = Math.sqrt(Math.abs(frame.a * frame.d - frame.b * frame.c));
   ctx.fillStyle = size.backgroundColor ?? '#FFFFFF';
   ctx.fillRect(0, 0, size.width, size.height);
   for (const element of drawn(slide)) {
     const kind = kindOfElement(element);
-    if (!kind.draw || (element.opacity ?? 1) <= 0) continue;
+    if (!kind.draw) continue;
+    const motion = motionAt(element, dc.time, size);
+    const opacity = (element.opacity ?? 1) * motion.opacity;
+    if (opacity <= 0 || motion.scale === 0) continue;
     ctx.save();
-    ctx.translate(element.x, element.y);
-    if (element.rotation) {
+    ctx.translate(element.x + motion.translateX, element.y + motion.translateY);
+    // A whole number of turns is no turn: skipping it keeps the pixels of a finished rotate-out those of no rotation.
+    const rotation = ((element.rotation ?? 0) + motion.rotate) % 360;
+    if (rotation !== 0 || motion.scale !== 1) {
       const cx = element.width / 2;
       const cy = element.height / 2;
       ctx.translate(cx, cy);
-      ctx.rotate((element.rotation * Math.PI) / 180);
+      if (rotation !== 0) ctx.rotate((rotation * Math.PI) / 180);
+      if (motion.scale !== 1) ctx.scale(motion.scale, motion.scale);
       ctx.translate(-cx, -cy);
     }
-    ctx.globalAlpha *= element.opacity ?? 1;
+    ctx.globalAlpha *= opacity;
+    if (motion.blur > 0) ctx.filter = `blur(${motion.blur * devicePerPx}px)`;
     kind.draw(element, dc);
     ctx.restore();
   }
@@ -187,6 +205,22 @@ export async function renderFrame(
       pool.release(canvas);
     },
   };
+}
+
+/**
+ * The frame at global time `t` (seconds since the size's first slide started; domain/timeline.ts `slideAt`): the
+ * slide playing then, at its local time. t ≥ the size's duration, or FINAL_FRAME (+Infinity), is the final state of
+ * the last slide, the same pixels as `renderFrame` of that slide.
+ */
+export async function renderFrameAt(
+  document: DesignDocument,
+  sizeIndex: number,
+  t: number,
+  options: Omit<FrameOptions, 'time'> = {},
+): Promise<RenderedFrame> {
+  const [size] = frameOf(document, sizeIndex, 0);
+  const { slideIndex, localTime } = slideAt(size, t);
+  return renderFrame(document, sizeIndex, slideIndex, { ...options, time: localTime, ctx: undefined });
 }
 
 export interface EncodeOptions {

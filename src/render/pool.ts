@@ -23,8 +23,12 @@ export interface RenderPoolOptions {
 }
 
 export interface RenderPool {
-  /** The encoded file of one slide of one size; AppErrors (SOURCE_REJECTED, VALIDATION_FAILED) keep their code. */
-  render(job: RenderJob): Promise<Uint8Array>;
+  /**
+   * The encoded file of one slide of one size (or a PDF of a size); AppErrors (SOURCE_REJECTED, VALIDATION_FAILED)
+   * keep their code. Aborting `signal` stops the thread running the render (a render past its time budget cannot be
+   * interrupted any other way) and rejects with an error named AbortError; a thread that dies rejects with its error.
+   */
+  render(job: RenderJob, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
   readonly threads: number;
   /** Renders queued and not started. */
   queued(): number;
@@ -51,8 +55,8 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   });
   return {
     threads,
-    async render(job) {
-      const outcome = await piscina.run(job);
+    async render(job, options = {}) {
+      const outcome = await piscina.run(job, options.signal ? { signal: options.signal } : {});
       if (outcome.ok) return outcome.bytes;
       throw new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
     },

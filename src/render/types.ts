@@ -11,7 +11,8 @@ export interface ResolvedAssets {
 export interface DrawContext {
   /**
    * The context to draw into. The pipeline has already translated it to the element's top-left corner, rotated it
-   * around the element's centre and applied its opacity: a kind draws in local coordinates, in the box
+   * around the element's centre and applied its opacity, each moved by the element's animations at `time`
+   * (domain/timeline.ts; a blur is set as `ctx.filter`): a kind draws in local coordinates, in the box
    * (0, 0, element.width, element.height), and restores whatever state it changes.
    */
   ctx: SKRSContext2D;

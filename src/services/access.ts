@@ -42,6 +42,9 @@ export function createAccess({ projects, brandKits, folders }: AccessDeps) {
   }
 
   return {
+    /** Whether the actor sees the project (Owners and Admins see every project of their team, others their own). */
+    seesProject,
+
     /** Ids of every project the actor sees, ascending. */
     async visibleProjectIds(actor: Actor): Promise<number[]> {
       return projects.visibleIds(projectScope(actor));

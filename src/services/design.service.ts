@@ -63,6 +63,13 @@ export interface ListDesignsQuery extends PageQuery {
   onlyTemplates?: boolean;
 }
 
+export interface ImportOptions {
+  /** Runs inside the import's transaction after the design row is written, with the stored (normalised) document. */
+  within?: (tx: Kysely<Database>, created: { row: DesignRow; document: DesignDocument }) => Promise<void>;
+  /** 'now' (default) draws the thumbnail before answering; 'later' leaves thumbUrl null for a background job. */
+  thumbnail?: 'now' | 'later';
+}
+
 /** A design found by a size hash carries that hash; found by its own hash, null. */
 export type FoundDesign = DesignRow & { size_hash: string | null };
 
@@ -273,7 +280,12 @@ export function createDesignService({ db, dialect, access, thumbnails }: DesignS
     }
   }
 
-  async function importDesign(actor: Actor, input: ImportDesignInput) {
+  /**
+   * Imports a design. `options.within` runs in the same transaction once the row exists (an export with changes
+   * creates its export there, so that both exist or neither); `options.thumbnail: 'later'` stores no thumbnail now
+   * (the caller has it drawn in the background) and keeps the answer fast.
+   */
+  async function importDesign(actor: Actor, input: ImportDesignInput, options: ImportOptions = {}) {
     const project = await access.requireProject(actor, input.projectId, 'content:write');
     let folder: FolderRow | null = null;
     if (input.folderId !== undefined) {
@@ -291,7 +303,7 @@ export function createDesignService({ db, dialect, access, thumbnails }: DesignS
     let hash = randomHash();
     while ((await designs.takenHashes([hash])).size > 0) hash = randomHash();
 
-    return withThumbnail(hash, doc, (thumbKey) =>
+    const insert = (thumbKey: string | null) =>
       inTransaction({ projectId: project.id, folder }, async (tx) => {
         const repo = createDesignRepository(tx, dialect);
         const stored = await assignSizeHashes(repo, doc, { designId: null, reserved: hash });
@@ -313,9 +325,10 @@ export function createDesignService({ db, dialect, access, thumbnails }: DesignS
         );
         const template = await nodeOf(row);
         await recordEvent(tx, { teamId: actor.teamId, action: 'design/create', data: { template } });
+        await options.within?.(tx, { row, document: stored });
         return { template };
-      }),
-    );
+      });
+    return options.thumbnail === 'later' ? insert(null) : withThumbnail(hash, doc, insert);
   }
 
   /**

@@ -7,6 +7,7 @@
 // Each thumbnail gets a key of its own, so a design's row and its thumbnail change together in one transaction and a
 // link handed out earlier never shows a newer picture.
 import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
 import type { DesignDocument } from '../domain/design.schema.js';
 import type { AssetFetcher } from '../render/assets.js';
 import { renderImage } from '../render/pipeline.js';
@@ -55,6 +56,11 @@ export async function drawThumbnail(document: DesignDocument, options: Thumbnail
 export interface Thumbnails {
   /** Draws and stores the thumbnail of a document; returns its new key. */
   make(designHash: string, document: DesignDocument): Promise<string>;
+  /**
+   * Stores as the thumbnail a file already rendered of the first slide of the first size (PNG, JPG or WEBP at any
+   * scale), resized to the thumbnail's dimensions: an export makes that picture anyway, so nothing is drawn twice.
+   */
+  fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
   /** A link to a stored thumbnail, valid 12 hours; null when the design has none. */
   url(key: string | null): Promise<string | null>;
   /** Removes thumbnails that nothing refers to any more; a failure only leaves a stray file. */
@@ -69,6 +75,16 @@ export function createThumbnails(
     async make(designHash, document) {
       const key = `thumbnails/${designHash}/${randomUUID()}.png`;
       await blobs.put(key, await drawThumbnail(document, options), 'image/png');
+      return key;
+    },
+    async fromRendered(designHash, size, rendered) {
+      const key = `thumbnails/${designHash}/${randomUUID()}.png`;
+      const { width, height } = thumbnailDimensions(size.width, size.height);
+      const bytes = await sharp(rendered)
+        .resize({ width, height, fit: 'fill' })
+        .png({ compressionLevel: 3 })
+        .toBuffer();
+      await blobs.put(key, bytes, 'image/png');
       return key;
     },
     async url(key) {

@@ -1,8 +1,9 @@
 // Team webhooks (seed "Team webhooks", SPEC §8 and §11): a name, a target URL and the catalogue actions it
-// subscribes to, plus the team's Standard Webhooks signing secret. Deliveries come with the exports issue.
-import { randomBytes } from 'node:crypto';
+// subscribes to, plus the team's Standard Webhooks signing secret. A URL that can never receive a delivery (another
+// scheme, a literal private address) is refused here; events/deliveries.ts checks resolved addresses at each attempt.
 import { AppError, type ErrorDetail } from '../errors.js';
 import { actionById, WEBHOOK_ACTIONS, type WebhookActionDef } from '../events/catalogue.js';
+import { newSigningSecret, webhookUrlProblem } from '../events/deliveries.js';
 import type { Actor } from '../http/types.js';
 import type {
   SigningSecretRow,
@@ -16,11 +17,8 @@ export interface WebhookServiceDeps {
     WebhookRepository,
     'list' | 'findById' | 'actionsOf' | 'insert' | 'update' | 'delete' | 'findSecret' | 'ensureSecret' | 'replaceSecret'
   >;
-}
-
-/** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the HMAC-SHA256 key). */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
+  /** Accept URLs of private, loopback and link-local addresses (PLACARD_ALLOW_PRIVATE_URLS, tests). Default false. */
+  allowPrivateUrls?: boolean;
 }
 
 /**
@@ -56,6 +54,17 @@ function trimmedName(name: string): string {
   return trimmed;
 }
 
+/** A URL the deliveries could never reach is a 422 now rather than a failed delivery later. */
+function checkedUrl(url: string, allowPrivateUrls: boolean): string {
+  const problem = webhookUrlProblem(url, allowPrivateUrls);
+  if (problem) {
+    throw new AppError('UNPROCESSABLE', `url: ${problem}`, {
+      details: [{ path: '/url', in: 'body', message: problem }],
+    });
+  }
+  return url;
+}
+
 function link(row: WebhookActionRow, def: WebhookActionDef) {
   return {
     actionId: row.action_id,
@@ -84,7 +93,7 @@ function secretNode(row: SigningSecretRow) {
   return { secret: row.secret, createdAt: row.created_at };
 }
 
-export function createWebhookService({ webhooks }: WebhookServiceDeps) {
+export function createWebhookService({ webhooks, allowPrivateUrls = false }: WebhookServiceDeps) {
   async function load(teamId: number, id: number) {
     const row = await webhooks.findById(teamId, id);
     if (!row) throw new AppError('NOT_FOUND', `webhookId: no webhook ${id} in this team`);
@@ -117,11 +126,12 @@ export function createWebhookService({ webhooks }: WebhookServiceDeps) {
 
     async create(actor: Actor, input: { name: string; url: string; actions: number[] }) {
       const name = trimmedName(input.name);
+      const url = checkedUrl(input.url, allowPrivateUrls);
       const actionIds = resolveActions(input.actions);
       const id = await webhooks.insert({
         teamId: actor.teamId,
         name,
-        url: input.url,
+        url,
         createdBy: actor.userId,
         actionIds,
       });
@@ -131,10 +141,11 @@ export function createWebhookService({ webhooks }: WebhookServiceDeps) {
     /** Changes only what is given; `actions` replaces the subscriptions, keeping the links that stay. */
     async update(actor: Actor, input: { webhookId: number; name?: string; url?: string; actions?: number[] }) {
       const name = input.name === undefined ? undefined : trimmedName(input.name);
+      const url = input.url === undefined ? undefined : checkedUrl(input.url, allowPrivateUrls);
       const actionIds = input.actions === undefined ? undefined : resolveActions(input.actions);
       const found = await webhooks.update(actor.teamId, input.webhookId, {
         name,
-        url: input.url,
+        url,
         actionIds,
         by: actor.userId,
       });

@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -145,6 +148,70 @@ describe('placard serve', () => {
     assert.equal(token.status, 200, 'the credential of the first start still works');
     child.kill('SIGTERM');
     assert.equal(await exitOf(child), 0);
+  });
+});
+
+describe('placard serve stopping with a response under way', () => {
+  let e: Env;
+  before(async () => {
+    e = await freshEnv();
+    e.env.PLACARD_ALLOW_PRIVATE_URLS = 'true';
+  });
+  after(() => e.cleanup());
+
+  test('SIGTERM while a keep-alive request is in flight answers it, then exits 0', async () => {
+    // An image that takes 1.5 s to arrive keeps the import (which draws the thumbnail) in flight.
+    const slow = http.createServer((_req, res) => {
+      setTimeout(() => res.writeHead(404).end(), 1_500);
+    });
+    slow.listen(0, '127.0.0.1');
+    await once(slow, 'listening');
+    const media = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    try {
+      const { child, url } = await serve(e.env);
+      const credential = fs.readFileSync(path.join(e.dataDir, 'demo-credentials.json'), 'utf8');
+      const { token } = (await (
+        await fetch(`${url}/v1/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: credential,
+        })
+      ).json()) as { token: string };
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const projects = (await (await fetch(`${url}/v1/projects`, { headers })).json()) as {
+        response: { nodes: { id: number }[] };
+      };
+      const document = {
+        name: 'Slow',
+        sizes: [
+          {
+            name: 'S',
+            width: 100,
+            height: 100,
+            slides: [
+              {
+                duration: 1,
+                elements: [{ name: 'p', type: 'image', x: 0, y: 0, width: 50, height: 50, src: `${media}/p.png` }],
+              },
+            ],
+          },
+        ],
+      };
+      // fetch keeps its connections alive: the import's connection is the one that used to hold the stop open.
+      const inFlight = fetch(`${url}/v1/templates/import`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ projectId: projects.response.nodes[0].id, name: 'Slow', document }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      child.kill('SIGTERM');
+      const answered = await inFlight;
+      assert.equal(answered.status, 200, 'the request in flight is finished');
+      assert.equal(answered.headers.get('connection'), 'close');
+      assert.equal(await exitOf(child), 0, 'and the process stops cleanly');
+    } finally {
+      slow.close();
+    }
   });
 });
 

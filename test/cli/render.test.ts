@@ -9,9 +9,10 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createCanvas, Image } from '@napi-rs/canvas';
 import { PNG } from 'pngjs';
-import { exportFileName, runRender, safeFileStem } from '../../src/cli/render.js';
+import { runRender } from '../../src/cli/render.js';
 import { applyChanges } from '../../src/domain/changes.js';
 import { readDocument } from '../../src/domain/design.schema.js';
+import { exportFileName, safeFileStem } from '../../src/domain/export-plan.js';
 import { AppError } from '../../src/errors.js';
 import { catalogueFonts } from '../../src/render/fonts.js';
 

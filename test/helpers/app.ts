@@ -10,6 +10,7 @@ import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { App } from '../../src/http/types.js';
+import type { RenderPool } from '../../src/render/pool.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { createTeamService, type NewTeam } from '../../src/services/team.service.js';
 
@@ -42,6 +43,10 @@ export interface TestApp {
 export type TestConfig = Partial<Omit<Config, 'rateLimit'>> & { rateLimit?: Partial<Config['rateLimit']> };
 
 export interface TestOptions extends TestConfig {
+  /** Replaces the render threads (a test that needs renders to crash, hang or wait). */
+  renderPool?: RenderPool;
+  /** Waits between webhook delivery attempts (the service's default is 10 s … 6 h). Default [50, 100, 200]. */
+  webhookRetryDelaysMs?: readonly number[];
   /** Called with the built app before `app.ready()`, e.g. to register a route that only a test needs. */
   beforeReady?: (app: App) => void;
 }
@@ -78,7 +83,7 @@ async function dropDatabase(connectionString: string, name: string): Promise<voi
 }
 
 export async function startTestApp(options: TestOptions = {}): Promise<TestApp> {
-  const { beforeReady, ...overrides } = options;
+  const { beforeReady, renderPool, webhookRetryDelaysMs = [50, 100, 200], ...overrides } = options;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-test-'));
   const serverUrl = process.env.DATABASE_URL || null;
   let databaseUrl: string | null = null;
@@ -103,7 +108,12 @@ export async function startTestApp(options: TestOptions = {}): Promise<TestApp> 
     rateLimit: { ...base.rateLimit, exports: 10_000, other: 10_000, ...overrides.rateLimit },
   });
   const runtime = await openRuntime(config);
-  const app = await buildApp({ ...runtime, logger: false });
+  const app = await buildApp({
+    ...runtime,
+    renderPool: renderPool ?? runtime.renderPool,
+    logger: false,
+    webhookRetryDelaysMs,
+  });
   beforeReady?.(app);
   await app.ready();
 

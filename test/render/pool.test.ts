@@ -97,4 +97,50 @@ describe('createRenderPool', () => {
       assertPixel(decodePng(Buffer.from(bytes)), 32, 32, [...rgb, 255]);
     });
   });
+
+  test('an aborted render stops with an AbortError, and the pool renders on afterwards', async () => {
+    const doc = readDocument({
+      name: 'Big',
+      sizes: [
+        {
+          name: 'Story',
+          width: 1080,
+          height: 1920,
+          backgroundColor: '#123456',
+          slides: [{ duration: 1, elements: [] }],
+        },
+      ],
+    });
+    await assert.rejects(
+      pool.render(
+        { document: doc, sizeIndex: 0, slideIndex: 0, format: 'png', scale: 8 },
+        { signal: AbortSignal.timeout(30) },
+      ),
+      (error: Error) => error.name === 'AbortError',
+    );
+    const after = await pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'jpg', scale: 0.1 });
+    assert.equal((await decodeAny(Buffer.from(after))).width, 108);
+  });
+
+  test('a PDF renders in a worker thread too', async () => {
+    const doc = readDocument({
+      name: 'Pages',
+      sizes: [
+        {
+          name: 'Square',
+          width: 100,
+          height: 100,
+          slides: [
+            { duration: 1, elements: [] },
+            { duration: 1, elements: [] },
+          ],
+        },
+      ],
+    });
+    const bytes = Buffer.from(
+      await pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'pdf', slides: [1] }),
+    );
+    assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
+    assert.match(bytes.toString('latin1'), /\/Count 1\b/);
+  });
 });

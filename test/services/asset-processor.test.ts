@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
+import { createLocalJobQueue } from '../../src/jobs/local-queue.js';
 import { createAssetFetcher, type FetchedMedia } from '../../src/render/assets.js';
 import { type AssetProcessorOptions, createAssetProcessor, fileNameFor } from '../../src/services/asset-processor.js';
 import type { BlobStore } from '../../src/storage/blobs/blob-store.js';
@@ -93,7 +94,12 @@ describe('asset processor', () => {
 
   test('a new app on the same database finishes the rows accepted before a crash', async () => {
     const rows = await accepted(3);
-    const app = await buildApp({ ...t.runtime, logger: false });
+    // Its own job queue: a queue takes one handler per kind, and the harness's app registered them on its own.
+    const app = await buildApp({
+      ...t.runtime,
+      jobs: createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect }),
+      logger: false,
+    });
     try {
       await app.ready(); // starts the app's processor, which picks up every PROCESSING row
       await app.assetProcessor.idle();

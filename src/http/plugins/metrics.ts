@@ -1,5 +1,6 @@
 // Prometheus metrics (SPEC §12). One registry per app instance so that tests can build many apps in one process.
 import client from 'prom-client';
+import type { JobKind } from '../../jobs/job-queue.js';
 import type { App } from '../types.js';
 
 export function createMetrics() {
@@ -12,7 +13,50 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  return { registry, httpDuration };
+  const exportRequests = new client.Counter({
+    name: 'placard_export_requests_total',
+    help: 'Accepted export requests by type, and whether the cache answered them',
+    labelNames: ['type', 'cache'] as const,
+    registers: [registry],
+  });
+  const exportsFinished = new client.Counter({
+    name: 'placard_exports_total',
+    help: 'Exports that reached a final status, by type and status',
+    labelNames: ['type', 'status'] as const,
+    registers: [registry],
+  });
+  const renderSeconds = new client.Histogram({
+    name: 'placard_render_seconds',
+    help: 'Time to render one export file on a render thread, by format',
+    labelNames: ['format'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const webhookDeliveries = new client.Counter({
+    name: 'placard_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome (succeeded, retried, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  return { registry, httpDuration, exportRequests, exportsFinished, renderSeconds, webhookDeliveries };
+}
+
+/** Jobs waiting or running per kind, read from the queue when Prometheus scrapes. */
+export function queueDepthGauge(
+  metrics: Metrics,
+  depth: (kind: JobKind) => Promise<number>,
+  kinds: readonly JobKind[],
+): void {
+  new client.Gauge({
+    name: 'placard_queue_depth',
+    help: 'Jobs waiting or running, by kind',
+    labelNames: ['kind'] as const,
+    registers: [metrics.registry],
+    async collect() {
+      const depths = await Promise.all(kinds.map((kind) => depth(kind)));
+      for (const [i, kind] of kinds.entries()) this.set({ kind }, depths[i]);
+    },
+  });
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,3 +1,5 @@
+import type { ExportService } from '../../services/export.service.js';
+import { actorOf } from '../plugins/auth.js';
 import { AUTHED_ERRORS, errors, POST_ERRORS } from '../schemas/common.js';
 import {
   CreateExportResponse,
@@ -7,11 +9,10 @@ import {
   GetExportResponse,
 } from '../schemas/exports.js';
 import type { App } from '../types.js';
-import { notImplemented } from './not-implemented.js';
 
 const tags = ['Exports'];
 
-export function exportsRoutes(app: App) {
+export function exportsRoutes(app: App, { exports }: { exports: ExportService }) {
   app.post('/v1/export-with-changes', {
     config: { permission: 'content:write', rateGroup: 'exports' },
     schema: {
@@ -41,7 +42,11 @@ export function exportsRoutes(app: App) {
         ),
       },
     },
-    handler: async () => notImplemented('POST /v1/export-with-changes'),
+    handler: async (request, reply) => {
+      const result = await exports.exportWithChanges(actorOf(request), request.body);
+      reply.header('X-Cache', result.cacheHit ? 'HIT' : 'MISS');
+      return { response: { export: result.export } };
+    },
   });
 
   app.post('/v1/export', {
@@ -51,14 +56,27 @@ export function exportsRoutes(app: App) {
       summary: 'Export an existing design',
       description:
         'Creates no design. An identical earlier request whose export completed answers that export again ' +
-        '(header `X-Cache: HIT`).',
+        '(header `X-Cache: HIT`). Types gif, mp4 and html answer 501 until this version renders them. 503 with ' +
+        'Retry-After when the export queue is full.',
       body: ExportBody,
       response: {
         200: CreateExportResponse,
-        ...errors(...AUTHED_ERRORS, 'NOT_FOUND', ...POST_ERRORS, 'UNKNOWN_SIZE_HASH', 'NOT_IMPLEMENTED', 'UNAVAILABLE'),
+        ...errors(
+          ...AUTHED_ERRORS,
+          'NOT_FOUND',
+          ...POST_ERRORS,
+          'UNKNOWN_SIZE_HASH',
+          'UNPROCESSABLE',
+          'NOT_IMPLEMENTED',
+          'UNAVAILABLE',
+        ),
       },
     },
-    handler: async () => notImplemented('POST /v1/export'),
+    handler: async (request, reply) => {
+      const result = await exports.export(actorOf(request), request.body);
+      reply.header('X-Cache', result.cacheHit ? 'HIT' : 'MISS');
+      return { response: { export: result.export } };
+    },
   });
 
   app.get('/v1/export/:exportId', {
@@ -68,8 +86,8 @@ export function exportsRoutes(app: App) {
       summary: 'Status of an export',
       description: 'Each call signs fresh download links, valid for 1 hour.',
       params: ExportIdParams,
-      response: { 200: GetExportResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: GetExportResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('GET /v1/export/{exportId}'),
+    handler: async (request) => ({ response: await exports.get(actorOf(request), request.params.exportId) }),
   });
 }

@@ -1,3 +1,4 @@
+import type { DeliveryService } from '../../services/delivery.service.js';
 import type { WebhookService } from '../../services/webhook.service.js';
 import { actorOf } from '../plugins/auth.js';
 import { AUTHED_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
@@ -15,11 +16,13 @@ import {
   WebhookSecretResponse,
 } from '../schemas/webhooks.js';
 import type { App } from '../types.js';
-import { notImplemented } from './not-implemented.js';
 
 const tags = ['Team webhooks'];
 
-export function webhooksRoutes(app: App, { webhooks }: { webhooks: WebhookService }) {
+export function webhooksRoutes(
+  app: App,
+  { webhooks, deliveries }: { webhooks: WebhookService; deliveries: DeliveryService },
+) {
   app.get('/v1/webhooks', {
     config: { permission: 'team:manage' },
     schema: {
@@ -115,14 +118,15 @@ export function webhooksRoutes(app: App, { webhooks }: { webhooks: WebhookServic
       tags,
       summary: 'List webhook deliveries and their attempts',
       description:
-        'Extension. Covers team webhooks and the webhookUrl of export requests. Default order: CREATED_AT DESC.',
+        'Extension. Covers team webhooks and the webhookUrl of export requests. Default order: CREATED_AT DESC; ' +
+        'NAME orders by action.',
       querystring: ListDeliveriesQuery,
       response: {
         200: ListDeliveriesResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'INVALID_CURSOR', 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'INVALID_CURSOR'),
       },
     },
-    handler: async () => notImplemented('GET /v1/webhooks/deliveries'),
+    handler: async (request) => ({ response: await deliveries.list(actorOf(request), request.query) }),
   });
 
   app.post('/v1/webhooks/deliveries/:id/redeliver', {
@@ -134,9 +138,9 @@ export function webhooksRoutes(app: App, { webhooks }: { webhooks: WebhookServic
       params: DeliveryParams,
       response: {
         200: DeliveryResponse,
-        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS, 'NOT_IMPLEMENTED'),
+        ...errors(...AUTHED_ERRORS, 'FORBIDDEN', 'NOT_FOUND', ...POST_ERRORS),
       },
     },
-    handler: async () => notImplemented('POST /v1/webhooks/deliveries/{id}/redeliver'),
+    handler: async (request) => ({ response: await deliveries.redeliver(actorOf(request), request.params.id) }),
   });
 }

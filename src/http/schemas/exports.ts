@@ -123,11 +123,18 @@ export const ExportIdParams = Type.Object({ exportId: Type.String({ format: 'uui
 const DownloadUrl = (what: string) =>
   Nullable(Type.String({ description: `${what}; null until it is ready. Signed, valid for 1 hour` }));
 
+const Progress = Type.Number({
+  minimum: 0,
+  maximum: 1,
+  description: 'Extension: how far the file is made, 0..1 (moves while an MP4 or GIF renders; 1 once settled)',
+});
+
 /** A file of a single-size design. */
 export const Creative = Type.Object({
   id: Type.String({ format: 'uuid' }),
   status: ExportStatus,
   url: DownloadUrl('Download link'),
+  progress: Progress,
 });
 
 export const SetCreative = Type.Object({
@@ -141,6 +148,7 @@ export const SetCreative = Type.Object({
     measureUnit: Type.String(),
   }),
   slideNumber: Nullable(Type.Integer({ minimum: 0, description: 'Slide of a per-slide file, counting from 0' })),
+  progress: Progress,
 });
 
 /** The one entry of a design set: every file of the set, and one zip of them all. */
@@ -174,8 +182,19 @@ export const Export = Type.Object({
   status: ExportStatus,
   errorLog: ExportErrorLog,
   creatives: Type.Array(Type.Union([Creative, SetEntry]), {
-    description: 'One entry per file of a single-size design; one set entry for a design set',
+    description:
+      'One entry per file of a single-size design; one set entry for a design set. Never empty: while pending, ' +
+      'one entry per expected file with url null',
   }),
+  progress: Type.Number({ minimum: 0, maximum: 1, description: 'Extension: the mean progress of the files, 0..1' }),
+  templateHash: Type.String({ description: 'Extension: the design exported (templateHash or creativeHash)' }),
+  newDesignHash: Nullable(
+    Type.String({ description: 'Extension: the design an export with changes created; null for POST /v1/export' }),
+  ),
+  createdAt: Type.String({ format: 'date-time', description: 'Extension' }),
+  completedAt: Nullable(
+    Type.String({ format: 'date-time', description: 'Extension: when it reached its final status' }),
+  ),
 });
 
 export const CreateExportResponse = Ok(Type.Object({ export: Export }));

@@ -6,6 +6,8 @@ import { workspace } from './migrations/0002_workspace.js';
 import { events } from './migrations/0003_events.js';
 import { designs } from './migrations/0004_designs.js';
 import { assets } from './migrations/0005_assets.js';
+import { exportPipeline } from './migrations/0006_exports.js';
+import { progress } from './migrations/0007_progress.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -16,6 +18,8 @@ function provider(db: Db): MigrationProvider {
         '0003_events': events(db.dialect),
         '0004_designs': designs(db.dialect),
         '0005_assets': assets(db.dialect),
+        '0006_exports': exportPipeline(db.dialect),
+        '0007_progress': progress(),
       };
     },
   };

@@ -98,6 +98,12 @@ export interface Database {
   designs: DesignsTable;
   design_sizes: DesignSizesTable;
   design_versions: DesignVersionsTable;
+  // export pipeline (migration 0006):
+  jobs: JobsTable;
+  exports: ExportsTable;
+  export_creatives: ExportCreativesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
 }
 
 // ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----
@@ -255,4 +261,119 @@ export interface MediaTable {
   created_by: number;
   created_at: string;
   updated_at: string;
+}
+
+// ---- export pipeline (migration 0006): the embedded job queue, exports and their files, webhook deliveries ----
+
+export interface JobsTable {
+  /** Given by the caller (so that enqueueing twice is harmless) or a UUID. */
+  id: string;
+  kind: string;
+  /** JSON text of the typed payload of the kind (jobs/job-queue.ts). */
+  payload: string;
+  /** queued | running | done | failed */
+  status: string;
+  /** Claims so far, including the current one. */
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: number;
+  /** JSON array of ms to wait before the 2nd, 3rd… attempt; the last value repeats. */
+  retry_delays: string;
+  run_at: string;
+  lease_until: string | null;
+  /** The queue instance (process) holding the lease. */
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExportsTable {
+  /** UUID v4. */
+  id: string;
+  team_id: number;
+  project_id: number;
+  design_id: number;
+  design_hash: string;
+  /** The design an export with changes created; null for POST /v1/export. */
+  new_design_hash: string | null;
+  created_by: number;
+  /** As requested (the `type` of the answer). */
+  type: string;
+  /** Normalised: png jpg webp pdf gif mp4 html. */
+  format: string;
+  /** pending | inProgress | complete | completeWithError | failed */
+  status: string;
+  /** JSON text of the export settings, defaults filled in. */
+  settings: string;
+  /** JSON text of the design document rendered (changes applied). */
+  document: string;
+  file_stem: string;
+  /** 1 when the design is a set (several sizes): the answer is one set entry with a zip. */
+  is_set: number;
+  webhook_url: string | null;
+  /** SHA-256 of the canonical request and the template revision; null when the export may not be cached. */
+  cache_key: string | null;
+  /** JSON text of the errorLog; null while nothing failed. */
+  error_log: string | null;
+  zip_key: string | null;
+  zip_name: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+}
+
+export interface ExportCreativesTable {
+  /** UUID v4. */
+  id: string;
+  export_id: string;
+  /** Order in the answer. */
+  position: number;
+  size_index: number;
+  size_hash: string;
+  size_name: string;
+  width: number;
+  height: number;
+  slide_number: number | null;
+  file_name: string;
+  status: string;
+  blob_key: string | null;
+  bytes: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  render_ms: number | null;
+  /** 0..1 while the file is made (migration 0007); 1 once settled. */
+  progress: ColumnType<number, number | undefined, number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  /** UUID v4: the payload `id` and the webhook-id header. */
+  id: string;
+  team_id: number;
+  /** null for the webhookUrl of an export request, or once the webhook is deleted. */
+  webhook_id: number | null;
+  /** The outbox event it delivers (team webhooks). */
+  event_id: string | null;
+  /** The export whose webhookUrl it calls. */
+  export_id: string | null;
+  action: string;
+  url: string;
+  /** JSON text POSTed as is, `{ id, action, teamId, occurredAt, data }`. */
+  payload: string;
+  /** pending | succeeded | failed */
+  status: string;
+  attempt_count: ColumnType<number, number | undefined, number>;
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../../src/app.js';
 import type { App } from '../../../src/http/types.js';
+import { createLocalJobQueue } from '../../../src/jobs/local-queue.js';
 import { createAssetFetcher, MB } from '../../../src/render/assets.js';
 import { ffprobePath } from '../../../src/render/media-probe.js';
 import { forbiddenAddressReason, type HostLookup } from '../../../src/render/url-guard.js';
@@ -478,6 +479,8 @@ describe('uploadAssets: a redirect from a public host to a private one', () => {
     app = await buildApp({
       ...t.runtime,
       logger: false,
+      // Its own job queue: a queue takes one handler per kind, and the harness's app registered them on its own.
+      jobs: createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect }),
       assetFetcher: createAssetFetcher({
         allowPrivateUrls: false,
         cacheBytes: 0,

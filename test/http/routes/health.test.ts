@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../../src/app.js';
+import { createLocalJobQueue } from '../../../src/jobs/local-queue.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 describe('health and metrics', () => {
@@ -17,15 +18,22 @@ describe('health and metrics', () => {
     assert.deepEqual(res.json(), { status: 'ok' });
   });
 
-  test('GET /readyz checks the database and the storage', async () => {
+  test('GET /readyz checks the database, the job queue and the storage', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { status: 'ready', checks: { database: 'ok', storage: 'ok' } });
+    assert.deepEqual(res.json(), { status: 'ready', checks: { database: 'ok', queue: 'ok', storage: 'ok' } });
   });
 
   test('GET /readyz is 503 naming the dependency that is down', async () => {
     const broken = await buildApp({
       ...t.runtime,
+      // Its own job queue: a queue takes one handler per kind, and the harness's app registered them on its own.
+      jobs: {
+        ...createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect }),
+        depth: async () => {
+          throw new Error('queue unreachable');
+        },
+      },
       config: { ...t.config, dataDir: `${t.config.dataDir}/does-not-exist` },
       db: {
         ...t.runtime.db,
@@ -41,9 +49,9 @@ describe('health and metrics', () => {
       assert.equal(res.statusCode, 503);
       const body = res.json();
       assert.equal(body.status, 'unavailable');
-      assert.deepEqual(Object.keys(body.checks).sort(), ['database', 'storage']);
+      assert.deepEqual(Object.keys(body.checks).sort(), ['database', 'queue', 'storage']);
       // The reason (which may hold hosts or paths) goes to the log, not to an unauthenticated answer.
-      assert.deepEqual(body.checks, { database: 'unreachable', storage: 'unreachable' });
+      assert.deepEqual(body.checks, { database: 'unreachable', queue: 'unreachable', storage: 'unreachable' });
       // Liveness does not depend on the dependencies.
       assert.equal((await broken.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
     } finally {

@@ -1,5 +1,6 @@
 // Team webhooks (seed "Team webhooks", SPEC §8, §11): exact shapes of list, create and update, validation, roles,
-// teams, the action catalogue and the signing secret. Deliveries are not served yet.
+// teams, the action catalogue, the signing secret, and URLs that could never receive a delivery refused at once.
+// Deliveries are tested in webhook-deliveries.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CATALOGUE_RELEASED_AT } from '../../../src/events/catalogue.js';
@@ -297,13 +298,62 @@ describe('team webhooks', () => {
     const stillThere = (await call('GET', '/v1/webhooks', undefined, admin)).json().response;
     assert.ok(stillThere.some((w: { id: number; name: string }) => w.id === mine.id && w.name === 'Mine'));
   });
+});
 
-  test('deliveries are not served yet', async () => {
-    const list = await call('GET', '/v1/webhooks/deliveries');
-    assert.equal(list.statusCode, 501);
-    assert.equal(list.json().code, 'NOT_IMPLEMENTED');
-    const redeliver = await call('POST', '/v1/webhooks/deliveries/5b0e8c1e-2f7a-4c55-9a4e-0f6f2b1c3d4e/redeliver');
-    assert.equal(redeliver.statusCode, 501);
+describe('webhook URLs when private addresses are not allowed', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ allowPrivateUrls: false });
+  });
+  after(() => t.close());
+
+  const create = (url: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: t.owner.headers,
+      payload: { name: 'Hook', url, actions: [1] },
+    });
+
+  test('a literal private, loopback or link-local host or localhost is 422 naming url and the rule', async () => {
+    const cases: Array<[string, string]> = [
+      ['http://127.0.0.1:8080/h', 'points at 127.0.0.1, a loopback address'],
+      ['http://10.0.0.5/h', 'points at 10.0.0.5, a private address'],
+      ['http://169.254.169.254/latest/meta-data', 'points at 169.254.169.254, a link-local address'],
+      ['http://[::1]/h', 'points at ::1, a loopback address'],
+      ['http://localhost:3000/h', 'points at localhost, a loopback host name'],
+    ];
+    for (const [url, reason] of cases) {
+      const res = await create(url);
+      assert.equal(res.statusCode, 422, url);
+      const body = res.json();
+      assert.equal(body.code, 'UNPROCESSABLE');
+      assert.equal(body.error, `url: ${reason}; webhooks must reach a public address`);
+      assert.deepEqual(body.details, [
+        { path: '/url', in: 'body', message: `${reason}; webhooks must reach a public address` },
+      ]);
+    }
+    const list = await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.owner.headers });
+    assert.deepEqual(list.json().response, []);
+  });
+
+  test('PUT refuses such a URL and leaves the webhook as it was; a public host name passes', async () => {
+    const created = await create('https://hooks.example.com/h');
+    assert.equal(created.statusCode, 200);
+    const id = created.json().response.id;
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/v1/webhooks',
+      headers: t.owner.headers,
+      payload: { webhookId: id, url: 'http://192.168.1.10/h' },
+    });
+    assert.equal(res.statusCode, 422);
+    assert.equal(
+      res.json().error,
+      'url: points at 192.168.1.10, a private address; webhooks must reach a public address',
+    );
+    const list = await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.owner.headers });
+    assert.equal(list.json().response[0].webhookUrl, 'https://hooks.example.com/h');
   });
 });
 

@@ -150,6 +150,37 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /** Makes `hashes` (in document order) the size hashes of the design. */
+    /** A design by id, whatever its visibility (background jobs). */
+    async findById(id: number): Promise<DesignRow | undefined> {
+      return db.selectFrom('designs').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /**
+     * Sets the thumbnail of a design that still has `revision` and none yet; false when it changed meanwhile (its
+     * change drew its own) or was deleted. Not a change of the design: updated_at stays.
+     */
+    async setMissingThumbnail(id: number, revision: number, key: string): Promise<boolean> {
+      const result = await db
+        .updateTable('designs')
+        .set({ thumb_key: key })
+        .where('id', '=', id)
+        .where('revision', '=', revision)
+        .where('thumb_key', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** As setMissingThumbnail for a design known by its hash, whatever its revision. */
+    async setMissingThumbnailByHash(hash: string, key: string): Promise<boolean> {
+      const result = await db
+        .updateTable('designs')
+        .set({ thumb_key: key })
+        .where('hash', '=', hash)
+        .where('thumb_key', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
     async replaceSizes(designId: number, hashes: readonly string[]): Promise<void> {
       await db.deleteFrom('design_sizes').where('design_id', '=', designId).execute();
       if (hashes.length === 0) return;

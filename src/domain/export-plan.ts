@@ -1,0 +1,75 @@
+// Which files an export (or `placard render`) makes and what they are called (SPEC §5, §6): raster formats make one
+// file per slide of each size, the others one file per size; names are `<name>-<W>x<H>[-<slide + 1>].<ext>`, safe on
+// every OS. Pure, shared by the export service and the CLI so that both name files the same way.
+import type { DesignDocument } from './design.schema.js';
+
+/** Formats whose files hold one slide each; every other format makes one file of the whole size. */
+export const PER_SLIDE_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp']);
+
+const UTF8_NAME_BYTES = 200;
+
+/**
+ * A design name as the start of a file name on every OS: no path separators, no characters Windows refuses
+ * (`<>:"/\|?*`, control characters), no leading or trailing dots and spaces, at most 200 UTF-8 bytes. Reserved
+ * Windows names (CON, NUL …) need no care: the `-WxH` that always follows makes them ordinary names.
+ */
+export function safeFileStem(name: string): string {
+  const cleaned = name
+    .normalize('NFC')
+    .replace(/[\p{Cc}<>:"/\\|?*]/gu, '_')
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s.]+|[\s.]+$/g, '');
+  let out = '';
+  let bytes = 0;
+  for (const char of cleaned) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > UTF8_NAME_BYTES) break;
+    out += char;
+  }
+  return out || 'design';
+}
+
+/** `<design name>-<width>x<height>[-<slide + 1>].<ext>` (SPEC §6); `slide` only when the size has several. */
+export function exportFileName(
+  designName: string,
+  size: { width: number; height: number },
+  slide: number | undefined,
+  ext: string,
+): string {
+  return `${safeFileStem(designName)}-${size.width}x${size.height}${slide === undefined ? '' : `-${slide + 1}`}.${ext}`;
+}
+
+export interface PlannedFile {
+  sizeIndex: number;
+  /** The slide a per-slide file shows; undefined for a file of the whole size. */
+  slide?: number;
+  /** The slide number the file carries (SPEC §5: counts from 0): null unless the size has several slides. */
+  slideNumber: number | null;
+  name: string;
+}
+
+/** The files of `format` for the chosen sizes (indexes into the document), in document order. */
+export function planFiles(
+  document: DesignDocument,
+  fileStem: string,
+  sizes: readonly number[],
+  format: string,
+): PlannedFile[] {
+  const files: PlannedFile[] = [];
+  const taken = new Map<string, number>();
+  for (const sizeIndex of sizes) {
+    const size = document.sizes[sizeIndex];
+    const slides = PER_SLIDE_FORMATS.has(format) ? size.slides.map((_, i) => i) : [undefined];
+    for (const slide of slides) {
+      const numbered = slide !== undefined && size.slides.length > 1 ? slide : undefined;
+      let name = exportFileName(fileStem, size, numbered, format);
+      // Two sizes of one set may share their dimensions: the later one gets " (2)", as a browser names a second
+      // download, rather than overwriting the first or a "-2" that would read as a slide number.
+      const seen = taken.get(name) ?? 0;
+      taken.set(name, seen + 1);
+      if (seen) name = name.replace(/(\.[a-z0-9]+)$/, ` (${seen + 1})$1`);
+      files.push({ sizeIndex, slide, slideNumber: numbered ?? null, name });
+    }
+  }
+  return files;
+}

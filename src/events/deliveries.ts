@@ -1,0 +1,460 @@
+// Webhook deliveries (SPEC §8): the dispatcher turns each outbox event into one delivery per subscribed team webhook
+// in the transaction that marks the event dispatched; a `webhook.deliver` job POSTs each delivery, signed as Standard
+// Webhooks does, through the SSRF guard, and the queue retries it with backoff until a 2xx or the last attempt.
+// Deliveries are rows, so a crash loses nothing: the sweep enqueues again what a crash left without a job.
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import { AppError } from '../errors.js';
+import type { Delivery } from '../http/schemas/webhooks.js';
+import { type EnqueueOptions, type Job, type JobQueue, retryDelayAfter } from '../jobs/job-queue.js';
+import { createUrlGuard, forbiddenAddressReason, type UrlGuard } from '../render/url-guard.js';
+import {
+  createDeliveryRepository,
+  type DeliveryAttemptRow,
+  type DeliveryRow,
+  type DeliveryStatus,
+  type NewDelivery,
+  type OutboxEvent,
+} from '../storage/db/repositories/deliveries.repository.js';
+import { createWebhookRepository } from '../storage/db/repositories/webhooks.repository.js';
+import type { Database } from '../storage/db/schema.js';
+import { type ActionName, WEBHOOK_ACTIONS } from './catalogue.js';
+
+export type DeliveryNode = Static<typeof Delivery>;
+export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';
+
+/** About 10 s, 1 min, 5 min, 30 min, 2 h, 6 h (SPEC §8): seven attempts over about 8.5 hours. */
+export const DEFAULT_DELIVERY_RETRY_DELAYS_MS: readonly number[] = [
+  10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000,
+];
+
+export const USER_AGENT = 'Placard-Webhooks/1';
+
+/** The sweep leaves alone what is less late than this: a job waiting out its jitter is not lost. */
+const OVERDUE_MS = 120_000;
+/** What is read of a receiver's answer before the connection is dropped; only the status matters. */
+const ANSWER_BYTES = 4096;
+const BATCH = 100;
+/** An event whose dispatch failed (it stays pending) is tried again after this. */
+const DISPATCH_RETRY_MS = 60_000;
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the HMAC-SHA256 key). */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`, keyed by the base64-decoded part after `whsec_`. */
+export function signPayload(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}
+
+/**
+ * Why `url` can never receive a delivery, judged without DNS (request time): not http(s), or a host that is literally
+ * a private, loopback or link-local address or localhost. Null when it may be tried; the guard checks the resolved
+ * addresses again at each attempt.
+ */
+export function webhookUrlProblem(url: string, allowPrivateUrls: boolean): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `uses ${parsed.protocol.replace(/:$/, '')}; webhooks are POSTed to http:// or https:// URLs only`;
+  }
+  if (allowPrivateUrls) return null;
+  const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    return `points at ${host}, a loopback host name; webhooks must reach a public address`;
+  }
+  const reason = forbiddenAddressReason(host);
+  // 'not an IP address' means a host name: only its resolution can tell, at delivery time.
+  if (reason && reason !== 'not an IP address') {
+    return `points at ${host}, ${reason}; webhooks must reach a public address`;
+  }
+  return null;
+}
+
+/** A delivery as GET /v1/webhooks/deliveries shows it. */
+export function presentDelivery(row: DeliveryRow, attempts: readonly DeliveryAttemptRow[]): DeliveryNode {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    action: row.action,
+    url: row.url,
+    status: row.status as DeliveryStatus,
+    attempts: attempts
+      .filter((a) => a.delivery_id === row.id)
+      .map((a) => ({
+        attemptedAt: a.attempted_at,
+        statusCode: a.status_code,
+        error: a.error,
+        durationMs: a.duration_ms,
+      })),
+    nextAttemptAt: row.next_attempt_at,
+    createdAt: row.created_at,
+  };
+}
+
+export interface DeliveriesLog {
+  error(details: object, message: string): void;
+}
+
+export interface WebhookDeliveriesOptions {
+  db: Kysely<Database>;
+  queue: Pick<JobQueue, 'enqueue' | 'process'>;
+  /** Let deliveries reach private, loopback and link-local addresses (PLACARD_ALLOW_PRIVATE_URLS, tests). */
+  allowPrivateUrls: boolean;
+  /** Waits before the 2nd, 3rd… attempt; attempts in all are one more. Default DEFAULT_DELIVERY_RETRY_DELAYS_MS. */
+  retryDelaysMs?: readonly number[];
+  /** One attempt, from DNS to the end of the answer's head. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** How often the outbox is polled for due events besides kick(). Default 1 000 ms. */
+  dispatchIntervalMs?: number;
+  /** How often pending deliveries that are overdue by 2 minutes are enqueued again. Default 60 000 ms. */
+  sweepIntervalMs?: number;
+  /** Jobs of deliveries run at once in this process. Default 8. */
+  concurrency?: number;
+  /** Clock in milliseconds. Default Date.now. */
+  now?: () => number;
+  /** Called once per attempt that settles or reschedules a delivery (the webhook_deliveries metric). */
+  onOutcome?: (outcome: DeliveryOutcome) => void;
+  log?: DeliveriesLog;
+  /** The SSRF guard. Default: createUrlGuard({ allowPrivateUrls }). */
+  guard?: UrlGuard;
+}
+
+export interface ExportDelivery {
+  teamId: number;
+  exportId: string;
+  url: string;
+  action: ActionName;
+  /** JSON-serialisable: `data` of the payload (`{ export }`). */
+  data: Record<string, unknown>;
+}
+
+export interface WebhookDeliveries {
+  /** Registers the `webhook.deliver` handler; call before the queue starts. */
+  register(): void;
+  /** Starts the outbox dispatcher and the sweep (and runs each once at once). */
+  start(): void;
+  /** Stops both and waits for a dispatch or sweep under way; jobs belong to the queue. */
+  stop(): Promise<void>;
+  /** Dispatches due outbox events now (call after committing events); resolves when that pass is done. */
+  kick(): Promise<void>;
+  /** Inserts a delivery to an export's webhookUrl in the caller's transaction; enqueue its id after the commit. */
+  insertExportDelivery(tx: Kysely<Database>, delivery: ExportDelivery): Promise<string>;
+  /** Enqueues the first attempt of these deliveries (after the commit that inserted them). */
+  enqueue(ids: readonly string[]): Promise<void>;
+  /** Pending again with one attempt at once; undefined when the team has no such delivery. */
+  redeliver(teamId: number, id: string): Promise<DeliveryRow | undefined>;
+  /** Resolves once no outbox event and no delivery is pending and due (tests). */
+  idle(): Promise<void>;
+}
+
+interface AttemptResult {
+  statusCode: number | null;
+  error: string | null;
+  /** The guard refused the URL: no later attempt can do better. */
+  refused: boolean;
+}
+
+/** The attempt failed; thrown so that the queue retries the job. */
+export class DeliveryAttemptFailed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DeliveryAttemptFailed';
+  }
+}
+
+function drain(response: IncomingMessage, limit: number): Promise<void> {
+  return new Promise((resolve) => {
+    let read = 0;
+    response.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read >= limit) {
+        response.destroy();
+        resolve();
+      }
+    });
+    response.once('end', resolve);
+    response.once('error', () => resolve());
+    response.once('close', resolve);
+  });
+}
+
+export function createWebhookDeliveries(options: WebhookDeliveriesOptions): WebhookDeliveries {
+  const { db, queue } = options;
+  const delays = options.retryDelaysMs ?? DEFAULT_DELIVERY_RETRY_DELAYS_MS;
+  const maxAttempts = delays.length + 1;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const clock = options.now ?? Date.now;
+  const guard = options.guard ?? createUrlGuard({ allowPrivateUrls: options.allowPrivateUrls });
+  const repo = createDeliveryRepository(db);
+  const webhooks = createWebhookRepository(db);
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  let stopped = false;
+  let dispatchTimer: NodeJS.Timeout | null = null;
+  let sweepTimer: NodeJS.Timeout | null = null;
+  let dispatching: Promise<void> = Promise.resolve();
+  let queuedPass: Promise<void> | null = null;
+  let sweeping: Promise<void> = Promise.resolve();
+
+  /** A delivery that has used `done` attempts gets the attempts and waits it has left. */
+  function jobOptions(id: string, done = 0): EnqueueOptions {
+    return {
+      jobId: `delivery:${id}`,
+      maxAttempts: Math.max(1, maxAttempts - done),
+      retryDelaysMs: done === 0 || delays.length === 0 ? delays : delays.slice(Math.min(done, delays.length - 1)),
+    };
+  }
+
+  async function enqueueFirst(ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      await queue.enqueue('webhook.deliver', { deliveryId: id }, jobOptions(id));
+    }
+  }
+
+  /** Claims the event and inserts its deliveries in one transaction; returns their ids (none if not claimed). */
+  async function dispatchEvent(event: OutboxEvent): Promise<string[]> {
+    return db.transaction().execute(async (tx) => {
+      const txRepo = createDeliveryRepository(tx);
+      if (!(await txRepo.claimEvent(event.id))) return [];
+      const def = WEBHOOK_ACTIONS.find((a) => a.name === event.action);
+      const hooks = def ? await txRepo.subscribers(event.team_id, def.id) : [];
+      if (hooks.length === 0) return [];
+      const payload = JSON.parse(event.payload) as Record<string, unknown>;
+      const at = iso(clock());
+      const rows: NewDelivery[] = hooks.map((hook) => {
+        const id = randomUUID();
+        return {
+          id,
+          teamId: event.team_id,
+          webhookId: hook.id,
+          eventId: event.id,
+          exportId: null,
+          action: event.action,
+          url: hook.url,
+          // Spreading keeps `id` first: the receiver sees the payload of SPEC §8 with the delivery's id.
+          payload: JSON.stringify({ ...payload, id }),
+          at,
+        };
+      });
+      await txRepo.insert(rows);
+      return rows.map((r) => r.id);
+    });
+  }
+
+  async function dispatchPass(): Promise<void> {
+    for (;;) {
+      const events = await repo.dueEvents(iso(clock()), BATCH);
+      for (const event of events) {
+        let ids: string[];
+        try {
+          ids = await dispatchEvent(event);
+        } catch (error) {
+          options.log?.error({ err: error, eventId: event.id }, 'webhook deliveries: dispatching an event failed');
+          // Postponed so that one bad event cannot keep the loop from the others.
+          await repo.postponeEvent(event.id, iso(clock() + DISPATCH_RETRY_MS)).catch(() => undefined);
+          continue;
+        }
+        // A failed enqueue is found again by the sweep: the deliveries are committed and pending.
+        await enqueueFirst(ids).catch((error) =>
+          options.log?.error({ err: error, eventId: event.id }, 'webhook deliveries: enqueueing failed'),
+        );
+      }
+      if (events.length < BATCH) return;
+    }
+  }
+
+  function kick(): Promise<void> {
+    if (stopped) return dispatching;
+    if (queuedPass) return queuedPass;
+    const pass = dispatching.then(async () => {
+      queuedPass = null;
+      await dispatchPass().catch((error) =>
+        options.log?.error({ err: error }, 'webhook deliveries: reading the outbox failed'),
+      );
+    });
+    queuedPass = pass;
+    dispatching = pass;
+    return pass;
+  }
+
+  async function sweep(): Promise<void> {
+    const rows = await repo.overdue(iso(clock() - OVERDUE_MS), 500);
+    for (const row of rows) {
+      // The same job id as the first enqueue: a job the queue still holds is not run twice.
+      await queue.enqueue('webhook.deliver', { deliveryId: row.id }, jobOptions(row.id, row.attempt_count));
+    }
+  }
+
+  function runSweep(): void {
+    if (stopped) return;
+    sweeping = sweeping.then(() =>
+      sweep().catch((error) => options.log?.error({ err: error }, 'webhook deliveries: the sweep failed')),
+    );
+  }
+
+  async function secretOf(teamId: number): Promise<string> {
+    const row = (await webhooks.findSecret(teamId)) ?? (await webhooks.ensureSecret(teamId, newSigningSecret()));
+    return row.secret;
+  }
+
+  async function post(row: DeliveryRow, secret: string): Promise<AttemptResult> {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const timestamp = Math.floor(clock() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(row.payload),
+      'user-agent': USER_AGENT,
+      'webhook-id': row.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signPayload(secret, row.id, timestamp, row.payload),
+    };
+    let target: Awaited<ReturnType<UrlGuard['check']>>;
+    try {
+      target = await guard.check(row.url, { signal });
+    } catch (error) {
+      if (signal.aborted) return { statusCode: null, error: `no answer within ${timeoutMs} ms`, refused: false };
+      const message = error instanceof Error ? error.message : String(error);
+      // The guard words a host that does not resolve "cannot be fetched": DNS may answer later, a rule never will.
+      const refused = error instanceof AppError && !message.includes('cannot be fetched');
+      return { statusCode: null, error: message, refused };
+    }
+    try {
+      const response = await guard.open(target, { method: 'POST', headers, body: row.payload, signal });
+      await drain(response, ANSWER_BYTES);
+      return { statusCode: response.statusCode ?? null, error: null, refused: false };
+    } catch (error) {
+      if (signal.aborted) return { statusCode: null, error: `no answer within ${timeoutMs} ms`, refused: false };
+      return { statusCode: null, error: error instanceof Error ? error.message : String(error), refused: false };
+    }
+  }
+
+  async function deliver(job: Job<'webhook.deliver'>): Promise<void> {
+    const row = await repo.find(job.payload.deliveryId);
+    // Settled already (or gone with its team): a duplicate or late job has nothing to do.
+    if (row?.status !== 'pending') return;
+    const secret = await secretOf(row.team_id);
+    const started = clock();
+    const startedAt = performance.now();
+    const result = await post(row, secret);
+    const count = await repo.recordAttempt({
+      delivery_id: row.id,
+      attempted_at: iso(started),
+      status_code: result.statusCode,
+      error: result.error,
+      duration_ms: Math.max(0, Math.round(performance.now() - startedAt)),
+    });
+    const at = iso(clock());
+    if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
+      await repo.markSucceeded(row.id, at);
+      options.onOutcome?.('succeeded');
+      return;
+    }
+    if (result.refused || job.attempt >= job.maxAttempts) {
+      if (await repo.markFailed(row.id, at)) options.onOutcome?.('failed');
+      return;
+    }
+    await repo.scheduleRetry(row.id, iso(clock() + retryDelayAfter(count, delays)), at);
+    options.onOutcome?.('retried');
+    throw new DeliveryAttemptFailed(
+      result.statusCode === null
+        ? `delivery ${row.id}: ${result.error}`
+        : `delivery ${row.id}: the receiver answered ${result.statusCode}`,
+    );
+  }
+
+  return {
+    register() {
+      queue.process('webhook.deliver', deliver, {
+        concurrency: options.concurrency ?? 8,
+        // Its process died during the last attempt, or the attempt could not be recorded.
+        onExhausted: async (job) => {
+          try {
+            if (await repo.markFailed(job.payload.deliveryId, iso(clock()))) options.onOutcome?.('failed');
+          } catch (error) {
+            options.log?.error({ err: error, deliveryId: job.payload.deliveryId }, 'webhook deliveries: giving up');
+          }
+        },
+      });
+    },
+
+    start() {
+      stopped = false;
+      void kick();
+      runSweep();
+      dispatchTimer = setInterval(() => void kick(), options.dispatchIntervalMs ?? 1_000);
+      sweepTimer = setInterval(runSweep, options.sweepIntervalMs ?? 60_000);
+      dispatchTimer.unref();
+      sweepTimer.unref();
+    },
+
+    async stop() {
+      stopped = true;
+      if (dispatchTimer) clearInterval(dispatchTimer);
+      if (sweepTimer) clearInterval(sweepTimer);
+      dispatchTimer = null;
+      sweepTimer = null;
+      await Promise.all([dispatching, sweeping]);
+    },
+
+    kick,
+
+    async insertExportDelivery(tx, delivery) {
+      const id = randomUUID();
+      const at = iso(clock());
+      await createDeliveryRepository(tx).insert([
+        {
+          id,
+          teamId: delivery.teamId,
+          webhookId: null,
+          eventId: null,
+          exportId: delivery.exportId,
+          action: delivery.action,
+          url: delivery.url,
+          payload: JSON.stringify({
+            id,
+            action: delivery.action,
+            teamId: delivery.teamId,
+            occurredAt: at,
+            data: delivery.data,
+          }),
+          at,
+        },
+      ]);
+      return id;
+    },
+
+    enqueue: enqueueFirst,
+
+    async redeliver(teamId, id) {
+      const row = await repo.reopen(teamId, id, iso(clock()));
+      if (!row) return undefined;
+      // One attempt: a person asked for it and watches the list; the count keeps each redelivery its own job.
+      await queue.enqueue(
+        'webhook.deliver',
+        { deliveryId: id },
+        { jobId: `redeliver:${id}:${row.attempt_count}`, maxAttempts: 1 },
+      );
+      return row;
+    },
+
+    async idle() {
+      for (;;) {
+        await dispatching;
+        const at = iso(clock());
+        if (await repo.hasDueEvents(at)) await kick();
+        else if (!(await repo.hasDue(at))) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+  };
+}

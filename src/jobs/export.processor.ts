@@ -1,0 +1,365 @@
+// Finishes exports (ARCHITECTURE jobs/): one `export.creative` job per file renders it on the render threads and
+// stores it; the job that settles the last file enqueues `export.finish`, which zips a set, sets the final status and
+// records the events (team webhooks through the outbox, the request's webhookUrl as a delivery) in one transaction.
+// Jobs run at least once, so each step checks the state it changes: a settled file is never rendered again and an
+// export is finished once. A render that breaks its thread is retried (the queue's attempts), then the file fails
+// with RENDER_CRASHED; one past its time budget fails with RENDER_TIMEOUT; a bad media source fails that file with
+// SOURCE_REJECTED while the other files of the set still complete. A sweep enqueues whatever an unfinished export
+// might be missing (a crash between a commit and its enqueue); enqueueing an existing job id does nothing.
+import type { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import yazl from 'yazl';
+import type { DesignDocument } from '../domain/design.schema.js';
+import { AppError } from '../errors.js';
+import { recordEvent } from '../events/outbox.js';
+import type { PdfPreset } from '../render/formats/pdf.js';
+import type { RenderPool } from '../render/pool.js';
+import type { ErrorLog, ExportLinks } from '../services/export-view.js';
+import { presentExport } from '../services/export-view.js';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
+import {
+  type CreativeRow,
+  createExportRepository,
+  type ExportRow,
+  type ExportStatus,
+} from '../storage/db/repositories/exports.repository.js';
+import type { Database } from '../storage/db/schema.js';
+import type { Job, JobQueue } from './job-queue.js';
+
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+};
+
+export interface ExportProcessorLog {
+  error(details: object, message: string): void;
+}
+
+export interface ExportProcessorOptions {
+  db: Kysely<Database>;
+  queue: Pick<JobQueue, 'enqueue' | 'process'>;
+  pool: Pick<RenderPool, 'render' | 'threads'>;
+  blobs: Pick<BlobStore, 'put' | 'get'>;
+  links: ExportLinks;
+  deliveries: {
+    insertExportDelivery(
+      tx: Kysely<Database>,
+      input: { teamId: number; exportId: string; url: string; action: string; data: Record<string, unknown> },
+    ): Promise<string>;
+    enqueue(ids: string[]): Promise<void>;
+    /** Dispatch the outbox now: an export event was just recorded. */
+    kick(): Promise<void>;
+  };
+  /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
+  thumbnails?: {
+    fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
+    discard(keys: readonly (string | null)[]): Promise<void>;
+  };
+  /** Sets a thumbnail on a design that has none yet; false when it has one (a change drew it meanwhile). */
+  setMissingThumbnail?: (designHash: string, key: string) => Promise<boolean>;
+  /** Time budget of one still render (config.renderTimeouts.stillSeconds × 1000). */
+  stillBudgetMs: number;
+  /** How often unfinished exports are checked for missing jobs. Default 60 000; 0 only at start. */
+  sweepIntervalMs?: number;
+  onRendered?: (format: string, seconds: number) => void;
+  onFinished?: (format: string, status: ExportStatus) => void;
+  log?: ExportProcessorLog;
+}
+
+/** An error of a stage that is not the render (storing the file): reported as such once retries are used up. */
+class StorageError extends Error {}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+/** Final status of an export from its creatives (SPEC §6). */
+export function finalStatus(creatives: Pick<CreativeRow, 'status'>[]): ExportStatus {
+  const complete = creatives.filter((c) => c.status === 'complete').length;
+  if (complete === creatives.length) return 'complete';
+  return complete === 0 ? 'failed' : 'completeWithError';
+}
+
+/** The errorLog of SPEC §6: null while nothing failed; else the failures, and one code and sentence for them all. */
+export function errorLogOf(creatives: CreativeRow[]): ErrorLog | null {
+  const failed = creatives.filter((c) => c.status === 'failed');
+  if (failed.length === 0) return null;
+  const codes = new Set(failed.map((c) => c.error_code));
+  const first = failed[0];
+  const count =
+    failed.length === creatives.length
+      ? creatives.length === 1
+        ? 'the file failed'
+        : `all ${creatives.length} files failed`
+      : `${failed.length} of ${creatives.length} files failed`;
+  return {
+    code: codes.size === 1 ? (first.error_code ?? 'EXPORT_FAILED') : 'EXPORT_FAILED',
+    message: `${count}; first: ${first.file_name}: ${first.error_message}`,
+    failures: failed.map((c) => ({
+      creativeId: c.id,
+      sizeHash: c.size_hash,
+      slideNumber: c.slide_number,
+      code: c.error_code ?? 'EXPORT_FAILED',
+      message: c.error_message ?? '',
+    })),
+  };
+}
+
+export function createExportProcessor(options: ExportProcessorOptions) {
+  const { db, queue, pool, blobs } = options;
+  const repo = createExportRepository(db);
+  // The creatives of one export all render the same document: parse it once per export, not once per file.
+  const documents = new LRUCache<string, DesignDocument>({ max: 64 });
+  let timer: NodeJS.Timeout | null = null;
+
+  function documentOf(row: ExportRow): DesignDocument {
+    let doc = documents.get(row.id);
+    if (!doc) {
+      doc = JSON.parse(row.document) as DesignDocument;
+      documents.set(row.id, doc);
+    }
+    return doc;
+  }
+
+  /** Enqueues the finish of an export once none of its files is left to settle. */
+  async function finishWhenSettled(exportId: string): Promise<void> {
+    if ((await repo.countUnsettled(exportId)) === 0) {
+      await queue.enqueue('export.finish', { exportId }, { jobId: `finish:${exportId}` });
+    }
+  }
+
+  async function render(row: ExportRow, creative: CreativeRow): Promise<Uint8Array> {
+    const settings = JSON.parse(row.settings) as { scale?: number; pdfPreset?: PdfPreset; slide?: number[] };
+    const document = documentOf(row);
+    const job =
+      row.format === 'pdf'
+        ? {
+            document,
+            sizeIndex: creative.size_index,
+            slideIndex: 0,
+            format: 'pdf' as const,
+            pdfPreset: settings.pdfPreset,
+            slides: settings.slide?.length ? settings.slide : undefined,
+          }
+        : {
+            document,
+            sizeIndex: creative.size_index,
+            slideIndex: creative.slide_number ?? 0,
+            format: row.format as 'png' | 'jpg' | 'webp',
+            scale: settings.scale,
+          };
+    return pool.render(job, { signal: AbortSignal.timeout(options.stillBudgetMs) });
+  }
+
+  async function renderCreative(job: Job<'export.creative'>): Promise<void> {
+    const { exportId, creativeId } = job.payload;
+    const [row, creative] = await Promise.all([repo.findById(exportId), repo.findCreative(creativeId)]);
+    if (!row || !creative) return; // deleted with its team
+    if (creative.status !== 'pending' && creative.status !== 'inProgress') {
+      await finishWhenSettled(exportId);
+      return;
+    }
+    await repo.markRendering(exportId, creativeId);
+    const started = performance.now();
+    let bytes: Uint8Array;
+    try {
+      bytes = await render(row, creative);
+    } catch (error) {
+      const renderMs = Math.round(performance.now() - started);
+      if (error instanceof AppError) {
+        await repo.settleCreative(creativeId, { status: 'failed', code: error.code, message: error.message, renderMs });
+      } else if (isAbort(error)) {
+        await repo.settleCreative(creativeId, {
+          status: 'failed',
+          code: 'RENDER_TIMEOUT',
+          message: `rendering ${creative.file_name} took longer than its budget of ${options.stillBudgetMs / 1000} s`,
+          renderMs,
+        });
+      } else {
+        throw error; // the thread crashed: the queue retries, then onExhausted says RENDER_CRASHED
+      }
+      await finishWhenSettled(exportId);
+      return;
+    }
+    const renderMs = Math.round(performance.now() - started);
+    options.onRendered?.(row.format, renderMs / 1000);
+    // One key per creative: a retry after a crash writes the same object again.
+    const key = `exports/${exportId}/${creativeId}.${row.format}`;
+    try {
+      await blobs.put(key, bytes, CONTENT_TYPES[row.format] ?? 'application/octet-stream');
+    } catch (error) {
+      throw new StorageError(`storing ${creative.file_name} failed: ${(error as Error).message}`, { cause: error });
+    }
+    await repo.settleCreative(creativeId, { status: 'complete', blobKey: key, bytes: bytes.byteLength, renderMs });
+    await thumbnailFrom(row, creative, bytes);
+    await finishWhenSettled(exportId);
+  }
+
+  /**
+   * The design an export with changes made gets its thumbnail from the export's picture of its first slide of its
+   * first size, resized (about 1 ms) instead of drawn again on the render threads; the design.thumbnail job the
+   * export enqueued finds it done. Best effort: a failure leaves that job to draw it.
+   */
+  async function thumbnailFrom(row: ExportRow, creative: CreativeRow, bytes: Uint8Array): Promise<void> {
+    const { thumbnails, setMissingThumbnail } = options;
+    if (!thumbnails || !setMissingThumbnail || !row.new_design_hash || row.format === 'pdf') return;
+    if (creative.size_index !== 0 || (creative.slide_number ?? 0) !== 0) return;
+    try {
+      const size = documentOf(row).sizes[0];
+      const key = await thumbnails.fromRendered(row.new_design_hash, size, bytes);
+      if (!(await setMissingThumbnail(row.new_design_hash, key))) await thumbnails.discard([key]);
+    } catch (error) {
+      options.log?.error({ err: error, exportId: row.id }, 'export: thumbnail from the first file failed');
+    }
+  }
+
+  async function creativeExhausted(job: Job<'export.creative'>, error: Error): Promise<void> {
+    const { exportId, creativeId } = job.payload;
+    const creative = await repo.findCreative(creativeId);
+    if (!creative) return;
+    const storage = error instanceof StorageError;
+    await repo.settleCreative(creativeId, {
+      status: 'failed',
+      code: storage ? 'STORAGE_FAILED' : 'RENDER_CRASHED',
+      message: storage
+        ? `${error.message} (${job.attempt} attempts)`
+        : `rendering ${creative.file_name} crashed the render worker ${job.attempt} times; last error: ${error.message}`,
+    });
+    await finishWhenSettled(exportId);
+  }
+
+  /** Streams the complete files of a set into one zip in the BlobStore; null when no file completed. */
+  async function zipOf(row: ExportRow, creatives: CreativeRow[]): Promise<string | null> {
+    const complete = creatives.filter((c) => c.status === 'complete' && c.blob_key);
+    if (row.is_set !== 1 || complete.length === 0) return null;
+    const zip = new yazl.ZipFile();
+    const mtime = new Date(row.created_at);
+    for (const creative of complete) {
+      // Opened one at a time as the zip reaches them: a set of hundreds of files never holds hundreds of handles.
+      // Stored, not deflated: PNG, JPG, WEBP and PDF are compressed already.
+      zip.addReadStreamLazy(creative.file_name, { mtime, compress: false }, (callback) => {
+        blobs.get(creative.blob_key as string).then(
+          (blob) =>
+            blob ? callback(null, blob.body) : callback(new Error(`${creative.blob_key} is missing`), null as never),
+          (error) => callback(error, null as never),
+        );
+      });
+    }
+    zip.end();
+    const key = `exports/${row.id}/${row.id}.zip`;
+    await blobs.put(key, zip.outputStream as Readable, 'application/zip');
+    return key;
+  }
+
+  async function finish(job: Job<'export.finish'>): Promise<void> {
+    const row = await repo.findById(job.payload.exportId);
+    if (!row || (row.status !== 'pending' && row.status !== 'inProgress')) return;
+    const creatives = await repo.creativesOf(row.id);
+    if (creatives.some((c) => c.status === 'pending' || c.status === 'inProgress')) return; // a later job finishes it
+    const status = finalStatus(creatives);
+    const errorLog = errorLogOf(creatives);
+    const zipKey = await zipOf(row, creatives);
+    const at = new Date().toISOString();
+    const finished: ExportRow = {
+      ...row,
+      status,
+      error_log: errorLog ? JSON.stringify(errorLog) : null,
+      zip_key: zipKey,
+      completed_at: at,
+    };
+    const view = await presentExport(finished, creatives, options.links);
+    const action = status === 'complete' ? 'export/complete' : 'export/failed';
+    const deliveryIds = await db.transaction().execute(async (tx) => {
+      const done = await createExportRepository(tx).finish(row.id, {
+        status,
+        errorLog: finished.error_log,
+        zipKey,
+      });
+      if (!done) return null;
+      await recordEvent(tx, { teamId: row.team_id, action, data: { export: view } });
+      if (!row.webhook_url) return [];
+      return [
+        await options.deliveries.insertExportDelivery(tx, {
+          teamId: row.team_id,
+          exportId: row.id,
+          url: row.webhook_url,
+          action,
+          data: { export: view },
+        }),
+      ];
+    });
+    if (deliveryIds === null) return;
+    documents.delete(row.id);
+    options.onFinished?.(row.format, status);
+    await options.deliveries.enqueue(deliveryIds);
+    options.deliveries
+      .kick()
+      .catch((error) => options.log?.error({ err: error, exportId: row.id }, 'export: dispatching its events failed'));
+  }
+
+  async function finishExhausted(job: Job<'export.finish'>, error: Error): Promise<void> {
+    options.log?.error({ err: error, exportId: job.payload.exportId }, 'export: finishing failed for good');
+    const row = await repo.findById(job.payload.exportId);
+    if (!row) return;
+    const errorLog: ErrorLog = {
+      code: 'EXPORT_FAILED',
+      message: `the files were made but the export could not be finished: ${error.message}`,
+      failures: [],
+    };
+    const done = await repo.finish(row.id, { status: 'failed', errorLog: JSON.stringify(errorLog), zipKey: null });
+    if (done) options.onFinished?.(row.format, 'failed');
+  }
+
+  /** Enqueues what unfinished exports created before `before` may be missing (idempotent by job id). */
+  async function sweep(before: string): Promise<void> {
+    for (const { id } of await repo.unfinished(500, before)) {
+      const creatives = await repo.creativesOf(id);
+      const open = creatives.filter((c) => c.status === 'pending' || c.status === 'inProgress');
+      if (open.length === 0) {
+        await queue.enqueue('export.finish', { exportId: id }, { jobId: `finish:${id}` });
+        continue;
+      }
+      for (const creative of open) {
+        await queue.enqueue('export.creative', { exportId: id, creativeId: creative.id }, { jobId: creative.id });
+      }
+    }
+  }
+
+  return {
+    /** Registers the job handlers; call before the queue starts. */
+    register(): void {
+      // Twice the threads: while one file renders, another is fetched, stored or read back.
+      queue.process('export.creative', renderCreative, {
+        concurrency: Math.max(1, pool.threads * 2),
+        onExhausted: creativeExhausted,
+      });
+      queue.process('export.finish', finish, { concurrency: 2, onExhausted: finishExhausted });
+    },
+
+    /** Makes sure every export accepted before now has its jobs, then keeps checking. */
+    async start(): Promise<void> {
+      await sweep(new Date(Date.now() + 1).toISOString()).catch((error) =>
+        options.log?.error({ err: error }, 'export: recovery sweep failed'),
+      );
+      const interval = options.sweepIntervalMs ?? 60_000;
+      if (interval > 0) {
+        timer = setInterval(() => {
+          sweep(new Date(Date.now() - interval).toISOString()).catch((error) =>
+            options.log?.error({ err: error }, 'export: recovery sweep failed'),
+          );
+        }, interval);
+        timer.unref();
+      }
+    },
+
+    stop(): void {
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+  };
+}
+
+export type ExportProcessor = ReturnType<typeof createExportProcessor>;

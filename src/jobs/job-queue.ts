@@ -1,0 +1,87 @@
+// The JobQueue seam (ARCHITECTURE "Seams"): background work that must survive a crash. The embedded shape keeps jobs
+// in a table of the database (local-queue.ts); the scaled-out shape keeps them in Redis (BullMQ). Both promise the
+// same: a job enqueued is run at least once, so handlers make their completion idempotent (they check the state of
+// what they settle before settling it); a job whose process died is claimed again once its lease runs out; a job that
+// throws is retried after its retry delays; one that has used all its attempts is handed to the kind's `onExhausted`,
+// which settles it for good (for example RENDER_CRASHED).
+// Enqueue after the database transaction commits, never inside it: the queue may live elsewhere.
+
+/** The payload of each job kind. */
+export interface JobPayloads {
+  /** Render one file of an export and store it. */
+  'export.creative': { exportId: string; creativeId: string };
+  /** Every file of an export is settled: zip a set, set the final status, record the events. */
+  'export.finish': { exportId: string };
+  /** POST one webhook delivery (events/deliveries.ts). */
+  'webhook.deliver': { deliveryId: string };
+  /** Draw the thumbnail of a design made without one (export with changes), if it still has that revision. */
+  'design.thumbnail': { designId: number; revision: number };
+}
+
+export type JobKind = keyof JobPayloads;
+
+export interface EnqueueOptions {
+  /**
+   * Enqueueing an id that the queue still holds (queued, running, or finished within the last day) does nothing, so
+   * a recovery sweep can enqueue whatever might be missing without running anything twice. Default: a fresh UUID.
+   */
+  jobId?: string;
+  /** Wait before the first attempt. Default 0. */
+  delayMs?: number;
+  /** Attempts in all, crashes included. Default 3. */
+  maxAttempts?: number;
+  /** Waits before the 2nd, 3rd… attempt, each with ±20% jitter; the last value repeats. Default [1 000, 5 000]. */
+  retryDelaysMs?: readonly number[];
+}
+
+export interface Job<K extends JobKind = JobKind> {
+  id: string;
+  kind: K;
+  payload: JobPayloads[K];
+  /** 1 on the first attempt. */
+  attempt: number;
+  maxAttempts: number;
+}
+
+export interface ProcessOptions<K extends JobKind> {
+  /** Jobs of this kind run at once in this process. */
+  concurrency: number;
+  /**
+   * Called once when a job has used its attempts: its last attempt threw (`error`), or its process died while it ran
+   * (`error` says it was interrupted). Settles whatever the job was for; it should not throw.
+   */
+  onExhausted?: (job: Job<K>, error: Error) => Promise<void>;
+}
+
+export type JobHandler<K extends JobKind> = (job: Job<K>) => Promise<void>;
+
+export interface JobQueue {
+  enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], options?: EnqueueOptions): Promise<void>;
+  /** Registers the handler of a kind; call before start(). */
+  process<K extends JobKind>(kind: K, handler: JobHandler<K>, options: ProcessOptions<K>): void;
+  /** Starts claiming jobs of the registered kinds (and takes back those of a process that died). */
+  start(): Promise<void>;
+  /**
+   * Claims nothing more and waits up to `graceMs` (default 30 000) for running jobs; the ones still running then are
+   * handed back to the queue for the next start or another process, without counting the attempt.
+   */
+  stop(graceMs?: number): Promise<void>;
+  /** Jobs waiting or running, of the given kinds (all when absent): the measure of backpressure and a metric. */
+  depth(kinds?: readonly JobKind[]): Promise<number>;
+  /** Resolves once no job of this queue's kinds is queued and due, or running (tests, the bench). */
+  idle(): Promise<void>;
+}
+
+/** ±20% so that retries of many jobs that failed together do not come back together. */
+export function withJitter(ms: number, random: () => number = Math.random): number {
+  return Math.round(ms * (0.8 + 0.4 * random()));
+}
+
+/** The wait before attempt `attempt + 1` after attempt `attempt` (1-based) failed, before jitter. */
+export function retryDelayAfter(attempt: number, delays: readonly number[]): number {
+  if (delays.length === 0) return 0;
+  return delays[Math.min(Math.max(attempt, 1) - 1, delays.length - 1)];
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000];

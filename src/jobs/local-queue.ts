@@ -1,0 +1,463 @@
+// The JobQueue of the embedded shape: jobs are rows of the `jobs` table, so a crash loses nothing. A row is claimed in
+// one statement (SKIP LOCKED on PostgreSQL) with a lease that this instance renews while the handler runs; a row whose
+// lease ran out belongs to a dead process and is claimed again. Every completion is guarded by the lease holder, so a
+// job taken over by another instance is never settled twice by the one that lost it.
+import { randomUUID } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import type { Dialect } from '../storage/db/database.js';
+import type { Database, JobsTable } from '../storage/db/schema.js';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_RETRY_DELAYS_MS,
+  type EnqueueOptions,
+  type Job,
+  type JobHandler,
+  type JobKind,
+  type JobPayloads,
+  type JobQueue,
+  type ProcessOptions,
+  retryDelayAfter,
+  withJitter,
+} from './job-queue.js';
+
+export interface LocalJobQueueLog {
+  error(details: object, message: string): void;
+  warn?(details: object, message: string): void;
+}
+
+export interface LocalJobQueueOptions {
+  db: Kysely<Database>;
+  /**
+   * On `sqlite` the queue assumes it is the only process using the file: start() makes every running row claimable
+   * at once, since its process must have died. On `postgres` such rows wait for their lease to run out.
+   */
+  dialect: Dialect;
+  /** How long a claim holds a job without renewal; renewed every third of it while the handler runs. Default 30 s. */
+  leaseMs?: number;
+  /** How often the table is asked for due work (other processes, delays, expired leases). Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Clock in milliseconds. Default Date.now. */
+  now?: () => number;
+  /** Written to `locked_by` of the rows this instance holds. Default a random UUID. */
+  instanceId?: string;
+  /** Source of the retry jitter. Default Math.random. */
+  random?: () => number;
+  log?: LocalJobQueueLog;
+}
+
+type JobRow = Selectable<JobsTable>;
+
+interface Registration {
+  handler: JobHandler<JobKind>;
+  concurrency: number;
+  onExhausted?: ProcessOptions<JobKind>['onExhausted'];
+  running: number;
+}
+
+interface Execution {
+  id: string;
+  registration: Registration;
+  /** Handed back by stop(): the handler may still run, but the row is no longer this execution's to settle. */
+  abandoned: boolean;
+  renewal: NodeJS.Timeout | null;
+  done: Promise<void>;
+}
+
+/** Finished rows are kept this long so that enqueueing the same job id again does nothing. */
+const KEEP_FINISHED_MS = 24 * 60 * 60_000;
+const HOUSEKEEPING_EVERY_MS = 60_000;
+/** How often idle() looks at the table again. */
+const IDLE_CHECK_MS = 10;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function jobOf(row: JobRow, attempt: number): Job {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(row.payload);
+  } catch {
+    // Written by enqueue with JSON.stringify; a row edited by hand reaches the handler, which rejects it.
+  }
+  return {
+    id: row.id,
+    kind: row.kind as JobKind,
+    payload: payload as Job['payload'],
+    attempt,
+    maxAttempts: row.max_attempts,
+  };
+}
+
+function parseDelays(text: string): number[] {
+  try {
+    const delays = JSON.parse(text);
+    return Array.isArray(delays) ? delays.filter((d): d is number => typeof d === 'number') : [];
+  } catch {
+    return [];
+  }
+}
+
+export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
+  const { db, dialect } = options;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  const clock = options.now ?? Date.now;
+  const instanceId = options.instanceId ?? randomUUID();
+  const random = options.random ?? Math.random;
+  const log = options.log;
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  const registrations = new Map<string, Registration>();
+  const active = new Map<string, Execution>();
+  let started = false;
+  let stopping = false;
+  let poll: NodeJS.Timeout | null = null;
+  let wake: NodeJS.Timeout | null = null;
+  let wakeAt = Number.POSITIVE_INFINITY;
+  let pumping: Promise<void> | null = null;
+  let pumpAgain = false;
+  let lastHousekeeping = Number.NEGATIVE_INFINITY;
+
+  /** Due rows of these kinds: queued and due, or running under a lease that ran out. */
+  function claimable(kinds: readonly string[], at: string) {
+    return db
+      .selectFrom('jobs')
+      .where('kind', 'in', kinds)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', at)]),
+          eb.and([eb('status', '=', 'running'), eb('lease_until', '<', at)]),
+        ]),
+      );
+  }
+
+  /** One statement, so that of two claimers only one gets a row; SQLite has a single writer anyway. */
+  async function claim(kinds: readonly string[]): Promise<JobRow | undefined> {
+    const at = clock();
+    let pick = claimable(kinds, iso(at)).select('id').orderBy('run_at').orderBy('id').limit(1);
+    if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
+    return db
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: 'running',
+        attempts: eb('attempts', '+', 1),
+        lease_until: iso(at + leaseMs),
+        locked_by: instanceId,
+        updated_at: iso(at),
+      }))
+      .where('id', '=', pick)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Updates a row this instance holds; false when the lease was lost to another instance meanwhile. */
+  async function settle(id: string, changes: Partial<Omit<JobRow, 'id'>>): Promise<boolean> {
+    const result = await db
+      .updateTable('jobs')
+      .set({ ...changes, updated_at: iso(clock()) })
+      .where('id', '=', id)
+      .where('locked_by', '=', instanceId)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  function scheduleWake(atMs: number) {
+    if (!started || stopping) return;
+    const delay = Math.max(0, atMs - clock());
+    // The poll finds it as soon; one timer, for the earliest known job only.
+    if (delay >= pollIntervalMs || atMs >= wakeAt) return;
+    if (wake) clearTimeout(wake);
+    wakeAt = atMs;
+    wake = setTimeout(() => {
+      wake = null;
+      wakeAt = Number.POSITIVE_INFINITY;
+      pump();
+    }, delay);
+  }
+
+  function pump(): void {
+    if (!started || stopping) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = (async () => {
+      do {
+        pumpAgain = false;
+        for (;;) {
+          if (stopping) return;
+          const free = [...registrations].filter(([, r]) => r.running < r.concurrency).map(([kind]) => kind);
+          if (free.length === 0) break;
+          const row = await claim(free);
+          if (!row) break;
+          launch(row);
+        }
+        await housekeeping();
+      } while (pumpAgain && !stopping);
+    })()
+      .catch((error) => log?.error({ err: error }, 'job queue: claiming jobs failed'))
+      .finally(() => {
+        pumping = null;
+        // A wake-up that arrived after the loop's last look at pumpAgain would otherwise wait for the next poll.
+        if (pumpAgain) pump();
+      });
+  }
+
+  async function housekeeping() {
+    const at = clock();
+    if (at - lastHousekeeping < HOUSEKEEPING_EVERY_MS) return;
+    lastHousekeeping = at;
+    await db
+      .deleteFrom('jobs')
+      .where('status', 'in', ['done', 'failed'])
+      .where('updated_at', '<', iso(at - KEEP_FINISHED_MS))
+      .execute();
+  }
+
+  function launch(row: JobRow) {
+    const registration = registrations.get(row.kind)!;
+    registration.running += 1;
+    const execution: Execution = {
+      id: row.id,
+      registration,
+      abandoned: false,
+      renewal: null,
+      done: Promise.resolve(),
+    };
+    execution.renewal = setInterval(() => void renew(execution), Math.max(1, Math.floor(leaseMs / 3)));
+    active.set(row.id, execution);
+    execution.done = execute(execution, row)
+      .catch((error) => log?.error({ err: error, jobId: row.id, kind: row.kind }, 'job queue: settling a job failed'))
+      .finally(() => {
+        if (execution.renewal) clearInterval(execution.renewal);
+        execution.renewal = null;
+        if (execution.abandoned) return; // stop() already released its slot
+        registration.running -= 1;
+        if (active.get(row.id) === execution) active.delete(row.id);
+        pump();
+      });
+  }
+
+  async function renew(execution: Execution) {
+    if (execution.abandoned || !execution.renewal) return;
+    try {
+      const kept = await db
+        .updateTable('jobs')
+        .set({ lease_until: iso(clock() + leaseMs) })
+        .where('id', '=', execution.id)
+        .where('locked_by', '=', instanceId)
+        .where('status', '=', 'running')
+        .executeTakeFirst();
+      if (Number(kept.numUpdatedRows) === 0 && !execution.abandoned) {
+        log?.warn?.({ jobId: execution.id }, 'job queue: lost the lease of a running job to another instance');
+        if (execution.renewal) clearInterval(execution.renewal);
+        execution.renewal = null;
+      }
+    } catch (error) {
+      log?.error({ err: error, jobId: execution.id }, 'job queue: renewing a lease failed');
+    }
+  }
+
+  /**
+   * Runs onExhausted while the lease is still held and marks the row failed only afterwards: a crash in between
+   * leaves a row that is claimed again and exhausted again, rather than a job whose outcome nobody ever settles.
+   */
+  async function exhaust(execution: Execution, job: Job, error: Error) {
+    try {
+      await execution.registration.onExhausted?.(job, error);
+    } catch (failure) {
+      log?.error({ err: failure, jobId: job.id, kind: job.kind }, 'job queue: onExhausted threw');
+    }
+    if (execution.abandoned) return;
+    await settle(job.id, { status: 'failed', lease_until: null, last_error: error.message });
+  }
+
+  async function execute(execution: Execution, row: JobRow) {
+    if (row.attempts > row.max_attempts) {
+      // Every earlier claim ended without settling the row: their processes died while running it.
+      const interrupted = new Error(`interrupted ${row.attempts - 1} times: the process running it stopped or crashed`);
+      await exhaust(execution, jobOf(row, row.attempts - 1), interrupted);
+      return;
+    }
+    const job = jobOf(row, row.attempts);
+    let failure: Error | null = null;
+    try {
+      await execution.registration.handler(job);
+    } catch (error) {
+      failure = asError(error);
+    }
+    if (execution.abandoned) return;
+    if (!failure) {
+      if (!(await settle(row.id, { status: 'done', lease_until: null, last_error: null }))) {
+        log?.warn?.({ jobId: row.id, kind: row.kind }, 'job queue: a job finished after its lease was taken over');
+      }
+      return;
+    }
+    if (row.attempts < row.max_attempts) {
+      const runAt = clock() + withJitter(retryDelayAfter(row.attempts, parseDelays(row.retry_delays)), random);
+      const released = await settle(row.id, {
+        status: 'queued',
+        run_at: iso(runAt),
+        lease_until: null,
+        locked_by: null,
+        last_error: failure.message,
+      });
+      if (released) scheduleWake(runAt);
+      return;
+    }
+    // Make sure the row is still ours (and record why it failed) before settling what the job was for.
+    if (!(await settle(row.id, { last_error: failure.message, lease_until: iso(clock() + leaseMs) }))) {
+      log?.warn?.({ jobId: row.id, kind: row.kind }, 'job queue: a job failed after its lease was taken over');
+      return;
+    }
+    await exhaust(execution, job, failure);
+  }
+
+  /** A job still running when stop's grace ends goes back to the queue as if this attempt never started. */
+  async function handBack(execution: Execution) {
+    execution.abandoned = true;
+    if (execution.renewal) clearInterval(execution.renewal);
+    execution.renewal = null;
+    execution.registration.running -= 1;
+    if (active.get(execution.id) === execution) active.delete(execution.id);
+    await db
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: 'queued',
+        run_at: iso(clock()),
+        attempts: eb('attempts', '-', 1),
+        lease_until: null,
+        locked_by: null,
+        updated_at: iso(clock()),
+      }))
+      .where('id', '=', execution.id)
+      .where('locked_by', '=', instanceId)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  return {
+    async enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], enqueueOptions: EnqueueOptions = {}) {
+      const maxAttempts = enqueueOptions.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+      if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+        throw new RangeError(
+          `enqueue ${kind}: maxAttempts must be a whole number of at least 1, received ${maxAttempts}`,
+        );
+      }
+      const at = clock();
+      const runAt = at + Math.max(0, enqueueOptions.delayMs ?? 0);
+      await db
+        .insertInto('jobs')
+        .values({
+          id: enqueueOptions.jobId ?? randomUUID(),
+          kind,
+          payload: JSON.stringify(payload),
+          status: 'queued',
+          attempts: 0,
+          max_attempts: maxAttempts,
+          retry_delays: JSON.stringify(enqueueOptions.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS),
+          run_at: iso(runAt),
+          lease_until: null,
+          locked_by: null,
+          last_error: null,
+          created_at: iso(at),
+          updated_at: iso(at),
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      if (!registrations.has(kind)) return;
+      if (runAt <= at) pump();
+      else scheduleWake(runAt);
+    },
+
+    process<K extends JobKind>(kind: K, handler: JobHandler<K>, processOptions: ProcessOptions<K>) {
+      if (registrations.has(kind)) throw new Error(`process ${kind}: a handler of this kind is registered already`);
+      const { concurrency, onExhausted } = processOptions;
+      if (!Number.isInteger(concurrency) || concurrency < 1) {
+        throw new RangeError(
+          `process ${kind}: concurrency must be a whole number of at least 1, received ${concurrency}`,
+        );
+      }
+      // One map holds every kind; the row's kind picks the registration, so each handler sees its own payloads.
+      registrations.set(kind, {
+        handler: handler as JobHandler<JobKind>,
+        concurrency,
+        onExhausted: onExhausted as ProcessOptions<JobKind>['onExhausted'],
+        running: 0,
+      });
+      pump();
+    },
+
+    async start() {
+      if (started) return;
+      if (dialect === 'sqlite') {
+        // This process owns the file: whoever held these rows is gone.
+        await db
+          .updateTable('jobs')
+          .set({ lease_until: iso(0) })
+          .where('status', '=', 'running')
+          .execute();
+      }
+      started = true;
+      stopping = false;
+      poll = setInterval(pump, pollIntervalMs);
+      pump();
+    },
+
+    async stop(graceMs = 30_000) {
+      if (!started) return;
+      stopping = true;
+      if (poll) clearInterval(poll);
+      if (wake) clearTimeout(wake);
+      poll = wake = null;
+      wakeAt = Number.POSITIVE_INFINITY;
+      await pumping;
+      if (active.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all([...active.values()].map((e) => e.done)),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, graceMs);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      const late = [...active.values()];
+      const results = await Promise.allSettled(late.map(handBack));
+      for (const [i, result] of results.entries()) {
+        if (result.status === 'rejected') {
+          log?.error({ err: result.reason, jobId: late[i].id }, 'job queue: handing a job back failed');
+        }
+      }
+      started = false;
+      stopping = false;
+    },
+
+    async depth(kinds?: readonly JobKind[]) {
+      if (kinds && kinds.length === 0) return 0;
+      let query = db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', 'in', ['queued', 'running']);
+      if (kinds) query = query.where('kind', 'in', kinds);
+      const row = await query.executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    async idle() {
+      for (;;) {
+        if (active.size === 0 && !pumping) {
+          const kinds = [...registrations.keys()];
+          if (kinds.length === 0) return;
+          const due = await claimable(kinds, iso(clock())).select('id').limit(1).executeTakeFirst();
+          if (!due && active.size === 0 && !pumping) return;
+        }
+        await sleep(IDLE_CHECK_MS);
+      }
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// An export as GET /v1/export/{id} answers it and as webhooks carry it (SPEC §6, §8): plain creatives for a
+// single-size design, one set entry with a zip for a design set. Download links are signed afresh on every call.
+import type { Static } from 'typebox';
+import type { Export, ExportErrorLog } from '../http/schemas/exports.js';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
+import type { CreativeRow, ExportRow } from '../storage/db/repositories/exports.repository.js';
+
+export type ErrorLog = NonNullable<Static<typeof ExportErrorLog>>;
+
+export interface ExportLinks {
+  blobs: Pick<BlobStore, 'signedUrl'>;
+  /** SPEC §6: 1 hour by default (config.urlTtlSeconds). */
+  ttlSeconds: number;
+}
+
+/** Three decimals: enough for a progress bar, stable in answers. */
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+export async function presentExport(row: ExportRow, creatives: CreativeRow[], links: ExportLinks): Promise<Export> {
+  const sign = (key: string | null, fileName: string | null) =>
+    key === null
+      ? Promise.resolve(null)
+      : links.blobs.signedUrl(key, { ttlSeconds: links.ttlSeconds, fileName: fileName ?? undefined });
+  const urls = await Promise.all(
+    creatives.map((c) => (c.status === 'complete' ? sign(c.blob_key, c.file_name) : Promise.resolve(null))),
+  );
+  const base = {
+    id: row.id,
+    type: row.type,
+    status: row.status as Export['status'],
+    errorLog: row.error_log === null ? null : (JSON.parse(row.error_log) as ErrorLog),
+    progress: creatives.length ? round(creatives.reduce((sum, c) => sum + c.progress, 0) / creatives.length) : 1,
+    templateHash: row.design_hash,
+    newDesignHash: row.new_design_hash,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+  if (row.is_set !== 1) {
+    return {
+      ...base,
+      creatives: creatives.map((c, i) => ({
+        id: c.id,
+        status: c.status as Export['status'],
+        url: urls[i],
+        progress: round(c.progress),
+      })),
+    };
+  }
+  return {
+    ...base,
+    creatives: [
+      {
+        zipUrl: await sign(row.zip_key, row.zip_name),
+        creatives: creatives.map((c, i) => ({
+          status: c.status as Export['status'],
+          url: urls[i],
+          id: c.id,
+          size: { name: c.size_name, width: c.width, height: c.height, measureUnit: 'px' },
+          slideNumber: c.slide_number,
+          progress: round(c.progress),
+        })),
+      },
+    ],
+  };
+}

@@ -1,0 +1,458 @@
+// Exports (seed "Exports", SPEC §6): everything that can be checked is checked before the answer, so an invalid
+// request creates neither an export nor a design. An accepted export is one row plus one row per expected file,
+// written in one transaction (with the new design of an export with changes); its render jobs are enqueued after the
+// commit, and the processor (jobs/export.processor.ts) finishes it. An identical request whose earlier export completed
+// is answered with that export (X-Cache: HIT) and creates nothing.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { canonicalJson } from '../domain/canonical.js';
+import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
+import type { DesignDocument } from '../domain/design.schema.js';
+import { PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
+import { AppError, type ErrorDetail } from '../errors.js';
+import { webhookUrlProblem } from '../events/deliveries.js';
+import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
+import type { Actor } from '../http/types.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { catalogueFonts } from '../render/fonts.js';
+import { selectSlides } from '../render/formats/pdf.js';
+import { outputDimensions } from '../render/pipeline.js';
+import { now } from '../storage/db/database.js';
+import { createExportRepository, type NewCreative } from '../storage/db/repositories/exports.repository.js';
+import type { Database } from '../storage/db/schema.js';
+import type { Access } from './access.js';
+import type { DesignService } from './design.service.js';
+import { documentOf } from './design.service.js';
+import { type ExportLinks, presentExport } from './export-view.js';
+
+/** Formats this version renders; the others answer 501 until their issue lands. */
+export const RENDERED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp', 'pdf']);
+
+const ALIASES: Record<string, string> = { jpeg: 'jpg', html5: 'html' };
+
+/** `PNG` → png, `jpeg` → jpg, `HTML5` → html. */
+export function normaliseType(type: string): string {
+  const lower = type.toLowerCase();
+  return ALIASES[lower] ?? lower;
+}
+
+/** The settings that apply to a format, with their defaults: part of the cache key and what the renderer reads. */
+export interface RenderSettings {
+  scale?: number;
+  pdfPreset?: 'PDF_STANDARD' | 'PDF_PRINT';
+  slide?: number[];
+  gifPreset?: string;
+  targetFPS?: number;
+  allowedSizeHashesOnly: string[] | null;
+  [html: string]: unknown;
+}
+
+const HTML_DEFAULTS = {
+  quality: 80,
+  networkId: 1,
+  retina: false,
+  retinaOnly: false,
+  convertCustomFonts: false,
+  minifyHtml: false,
+  urlTarget: '_blank',
+  useAsClickTag: false,
+  clickTagUrl: null,
+  includeFallbackImage: false,
+} as const;
+
+/** SPEC §6: a setting that does not apply to the type is ignored (dropped here), the others get their defaults. */
+export function settingsFor(format: string, given: ExportSettings = {}): RenderSettings {
+  const sizes = given.allowedSizeHashesOnly ? [...new Set(given.allowedSizeHashesOnly)].sort() : null;
+  switch (format) {
+    case 'png':
+    case 'jpg':
+    case 'webp':
+      return { scale: given.scale ?? 1, allowedSizeHashesOnly: sizes };
+    case 'pdf':
+      return {
+        pdfPreset: given.pdfPreset ?? 'PDF_STANDARD',
+        slide: [...new Set(given.slide ?? [])].sort((a, b) => a - b),
+        allowedSizeHashesOnly: sizes,
+      };
+    case 'gif':
+      return { gifPreset: given.gifPreset ?? 'highQuality', allowedSizeHashesOnly: sizes };
+    case 'mp4':
+      return { targetFPS: given.targetFPS ?? 30, allowedSizeHashesOnly: sizes };
+    default: {
+      const html: Record<string, unknown> = { allowedSizeHashesOnly: sizes };
+      for (const [key, fallback] of Object.entries(HTML_DEFAULTS)) {
+        html[key] = (given as Record<string, unknown>)[key] ?? fallback;
+      }
+      return html as RenderSettings;
+    }
+  }
+}
+
+export interface ExportServiceDeps {
+  db: Kysely<Database>;
+  designs: Pick<DesignService, 'requireDesign' | 'importDesign'>;
+  access: Pick<Access, 'requireProject' | 'requireFolder' | 'seesProject'>;
+  queue: Pick<JobQueue, 'enqueue' | 'depth'>;
+  links: ExportLinks;
+  /** Calls the webhookUrl of a cached export again (events/deliveries.ts). */
+  deliveries: {
+    insertExportDelivery(
+      tx: Kysely<Database>,
+      input: { teamId: number; exportId: string; url: string; action: string; data: Record<string, unknown> },
+    ): Promise<string>;
+    enqueue(ids: string[]): Promise<void>;
+  };
+  allowPrivateUrls: boolean;
+  /** Export files waiting or rendering beyond which new exports get 503 (config.queueLimit). */
+  queueLimit: number;
+  /** Counts accepted exports and cache hits (metrics). */
+  onAccepted?: (format: string, cache: 'hit' | 'miss') => void;
+}
+
+export interface ExportAnswer {
+  export: Awaited<ReturnType<typeof presentExport>>;
+  cacheHit: boolean;
+}
+
+/** What one accepted request will render. */
+interface Plan {
+  format: string;
+  settings: RenderSettings;
+  sizes: number[];
+}
+
+function notImplemented(type: string, format: string): AppError {
+  return new AppError(
+    'NOT_IMPLEMENTED',
+    `type: ${JSON.stringify(type)} (${format}) is not rendered by this version yet; available types: png, jpg (jpeg), webp, pdf`,
+  );
+}
+
+function validationError(details: ErrorDetail[]): AppError {
+  const first = details[0];
+  const field = first.path
+    .replace(/^\//, '')
+    .replace(/\/(\d+)/g, '[$1]')
+    .replace(/\//g, '.');
+  const more = details.length > 1 ? ` (and ${details.length - 1} more problem(s), see details)` : '';
+  return new AppError('VALIDATION_FAILED', `${field}: ${first.message}${more}`, { details });
+}
+
+/** The sizes an export makes (indexes into the document): every size, or those allowedSizeHashesOnly names. */
+function chooseSizes(doc: DesignDocument, allowed: readonly string[] | undefined): number[] {
+  const all = doc.sizes.map((_, i) => i);
+  if (!allowed) return all;
+  const details: ErrorDetail[] = [];
+  allowed.forEach((hash, i) => {
+    if (!doc.sizes.some((size) => size.hash === hash)) {
+      details.push({
+        path: `/exportSettings/allowedSizeHashesOnly/${i}`,
+        in: 'body',
+        message: `${hash} is not a size of the design`,
+      });
+    }
+  });
+  if (details.length) {
+    const known = doc.sizes.map((s) => `${s.hash} (${s.width}x${s.height})`).join(', ');
+    const unknown = details.map((d) => d.message.split(' ')[0]).join(', ');
+    throw new AppError(
+      'UNKNOWN_SIZE_HASH',
+      `exportSettings.allowedSizeHashesOnly: ${unknown} ${details.length === 1 ? 'is not a size' : 'are not sizes'} of the design; its sizes: ${known} (GET /v1/templates/{hash}/sizes)`,
+      { details },
+    );
+  }
+  const wanted = new Set(allowed);
+  return all.filter((i) => wanted.has(doc.sizes[i].hash as string));
+}
+
+/** Settings whose validity depends on the design: the output side limit of `scale`, the slides of a PDF. */
+function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
+  for (const sizeIndex of plan.sizes) {
+    const size = doc.sizes[sizeIndex];
+    if (plan.settings.scale !== undefined) {
+      try {
+        outputDimensions(size, plan.settings.scale);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        throw validationError([{ path: '/exportSettings/scale', in: 'body', message: error.message }]);
+      }
+    }
+    if (plan.format === 'pdf' && plan.settings.slide?.length) {
+      selectSlides({ ...size, slideCount: size.slides.length }, plan.settings.slide);
+    }
+  }
+}
+
+export function createExportService(deps: ExportServiceDeps) {
+  const exportsRepo = createExportRepository(deps.db);
+
+  function planOf(type: string, settings: ExportSettings | undefined, doc: DesignDocument): Plan {
+    const format = normaliseType(type);
+    if (!RENDERED_FORMATS.has(format)) throw notImplemented(type, format);
+    const plan = {
+      format,
+      settings: settingsFor(format, settings),
+      sizes: chooseSizes(doc, settings?.allowedSizeHashesOnly),
+    };
+    checkSettingsAgainst(doc, plan);
+    return plan;
+  }
+
+  function checkWebhookUrl(url: string | undefined): void {
+    if (url === undefined) return;
+    const problem = webhookUrlProblem(url, deps.allowPrivateUrls);
+    if (problem) throw new AppError('UNPROCESSABLE', `webhookUrl: ${problem}`);
+  }
+
+  async function checkCapacity(): Promise<void> {
+    const depth = await deps.queue.depth(['export.creative']);
+    if (depth >= deps.queueLimit) {
+      throw new AppError(
+        'UNAVAILABLE',
+        `the export queue is full (${depth} files waiting, limit ${deps.queueLimit}); retry in a minute`,
+        { headers: { 'Retry-After': '60' } },
+      );
+    }
+  }
+
+  function cacheKeyOf(teamId: number, route: string, revision: number, request: Record<string, unknown>): string {
+    return createHash('sha256').update(canonicalJson({ route, teamId, revision, request })).digest('hex');
+  }
+
+  /** An earlier complete export of the same request: answered again, its webhookUrl called again. */
+  async function cached(actor: Actor, cacheKey: string): Promise<ExportAnswer | null> {
+    const row = await exportsRepo.findCached(actor.teamId, cacheKey);
+    if (!row) return null;
+    const view = await presentExport(row, await exportsRepo.creativesOf(row.id), deps.links);
+    if (row.webhook_url) {
+      const url = row.webhook_url;
+      const id = await deps.db.transaction().execute((tx) =>
+        deps.deliveries.insertExportDelivery(tx, {
+          teamId: row.team_id,
+          exportId: row.id,
+          url,
+          action: 'export/complete',
+          data: { export: view },
+        }),
+      );
+      await deps.deliveries.enqueue([id]);
+    }
+    deps.onAccepted?.(row.format, 'hit');
+    return { export: view, cacheHit: true };
+  }
+
+  /** The export and creative rows of an accepted request; `doc` is what will be rendered (stored with the export). */
+  function rowsOf(input: {
+    actor: Actor;
+    type: string;
+    plan: Plan;
+    doc: DesignDocument;
+    sourceDoc: DesignDocument;
+    projectId: number;
+    designId: number;
+    designHash: string;
+    newDesignHash: string | null;
+    fileStem: string;
+    webhookUrl: string | undefined;
+    cacheKey: string;
+  }) {
+    const id = randomUUID();
+    const createdAt = now();
+    const files = planFiles(input.doc, input.fileStem, input.plan.sizes, input.plan.format);
+    const creatives: NewCreative[] = files.map((file, position) => {
+      const size = input.doc.sizes[file.sizeIndex];
+      return {
+        id: randomUUID(),
+        export_id: id,
+        position,
+        size_index: file.sizeIndex,
+        // The hash the request knows the size by: the template's, also for the copy an export with changes makes.
+        size_hash: input.sourceDoc.sizes[file.sizeIndex].hash as string,
+        size_name: size.name,
+        width: size.width,
+        height: size.height,
+        slide_number: file.slideNumber,
+        file_name: file.name,
+      };
+    });
+    return {
+      exportRow: {
+        id,
+        team_id: input.actor.teamId,
+        project_id: input.projectId,
+        design_id: input.designId,
+        design_hash: input.designHash,
+        new_design_hash: input.newDesignHash,
+        created_by: input.actor.userId,
+        type: input.type,
+        format: input.plan.format,
+        settings: JSON.stringify(input.plan.settings),
+        document: JSON.stringify(input.doc),
+        file_stem: input.fileStem,
+        is_set: input.doc.sizes.length > 1 ? 1 : 0,
+        webhook_url: input.webhookUrl ?? null,
+        cache_key: input.cacheKey,
+        zip_name: `${safeFileStem(input.fileStem)}.zip`,
+        created_at: createdAt,
+      },
+      creatives,
+    };
+  }
+
+  async function enqueueRenders(exportId: string, creatives: NewCreative[]): Promise<void> {
+    for (const creative of creatives) {
+      await deps.queue.enqueue('export.creative', { exportId, creativeId: creative.id }, { jobId: creative.id });
+    }
+  }
+
+  async function answer(exportId: string, creatives: NewCreative[]): Promise<ExportAnswer> {
+    await enqueueRenders(exportId, creatives);
+    const row = await exportsRepo.findById(exportId);
+    if (!row) throw new Error(`export ${exportId} vanished after it was created`);
+    const view = await presentExport(row, await exportsRepo.creativesOf(exportId), deps.links);
+    deps.onAccepted?.(row.format, 'miss');
+    return { export: view, cacheHit: false };
+  }
+
+  return {
+    /** POST /v1/export: an existing design as it is; creates no design. */
+    async export(actor: Actor, body: ExportBody): Promise<ExportAnswer> {
+      const design = await deps.designs.requireDesign(actor, body.creativeHash, 'export:create', 'creativeHash');
+      const doc = documentOf(design);
+      const plan = planOf(body.type, body.exportSettings, doc);
+      checkWebhookUrl(body.webhookUrl);
+      const cacheKey = cacheKeyOf(actor.teamId, 'export', design.revision, {
+        hash: design.hash,
+        type: plan.format,
+        settings: plan.settings,
+        webhookUrl: body.webhookUrl ?? null,
+      });
+      const hit = await cached(actor, cacheKey);
+      if (hit) return hit;
+      await checkCapacity();
+      const { exportRow, creatives } = rowsOf({
+        actor,
+        type: body.type,
+        plan,
+        doc,
+        sourceDoc: doc,
+        projectId: design.project_id,
+        designId: design.id,
+        designHash: design.hash,
+        newDesignHash: null,
+        fileStem: design.name,
+        webhookUrl: body.webhookUrl,
+        cacheKey,
+      });
+      await deps.db.transaction().execute((tx) => createExportRepository(tx).insert(exportRow, creatives));
+      return answer(exportRow.id, creatives);
+    },
+
+    /** POST /v1/export-with-changes: the template with the changes becomes a new design, which is exported. */
+    async exportWithChanges(actor: Actor, body: ExportWithChangesBody): Promise<ExportAnswer> {
+      const template = await deps.designs.requireDesign(actor, body.templateHash, 'content:write', 'templateHash');
+      const source = documentOf(template);
+      const plan = planOf(body.type, body.exportSettings, source);
+      const changed = applyChanges(
+        source,
+        body.elementsChanges as ElementChangesInput[],
+        body.generalChanges as GeneralChangesInput | undefined,
+        catalogueFonts,
+      );
+      const general = body.generalSettings ?? {};
+      const projectId = general.newDesignProjectId ?? template.project_id;
+      if (general.newDesignProjectId !== undefined) {
+        await deps.access.requireProject(actor, projectId, 'content:write', 'generalSettings.newDesignProjectId');
+      }
+      if (general.newDesignFolderId !== undefined) {
+        const folder = await deps.access.requireFolder(
+          actor,
+          general.newDesignFolderId,
+          'read',
+          'generalSettings.newDesignFolderId',
+        );
+        if (folder.project_id !== projectId) {
+          throw new AppError(
+            'UNPROCESSABLE',
+            `generalSettings.newDesignFolderId: folder ${folder.id} belongs to project ${folder.project_id}, not to ` +
+              `project ${projectId} that receives the new design`,
+          );
+        }
+      }
+      checkWebhookUrl(body.webhookUrl);
+      const name = general.newDesignName?.trim() || `${template.name} (API)`;
+      const cacheKey = cacheKeyOf(actor.teamId, 'export-with-changes', template.revision, {
+        hash: template.hash,
+        type: plan.format,
+        settings: plan.settings,
+        elementsChanges: body.elementsChanges,
+        generalChanges: body.generalChanges ?? {},
+        projectId,
+        folderId: general.newDesignFolderId ?? null,
+        name,
+        webhookUrl: body.webhookUrl ?? null,
+      });
+      const hit = await cached(actor, cacheKey);
+      if (hit) return hit;
+      await checkCapacity();
+
+      // Filled inside the import's transaction.
+      const created = {} as { exportId: string; creatives: NewCreative[]; designId: number; revision: number };
+      await deps.designs.importDesign(
+        actor,
+        {
+          projectId,
+          folderId: general.newDesignFolderId,
+          name,
+          apiGenerated: true,
+          document: { ...changed, name },
+        },
+        {
+          thumbnail: 'later',
+          within: async (tx, design) => {
+            const { exportRow, creatives } = rowsOf({
+              actor,
+              type: body.type,
+              plan,
+              doc: design.document,
+              sourceDoc: source,
+              projectId,
+              designId: template.id,
+              designHash: template.hash,
+              newDesignHash: design.row.hash,
+              fileStem: name,
+              webhookUrl: body.webhookUrl,
+              cacheKey,
+            });
+            await createExportRepository(tx).insert(exportRow, creatives);
+            Object.assign(created, {
+              exportId: exportRow.id,
+              creatives,
+              designId: design.row.id,
+              revision: design.row.revision,
+            });
+          },
+        },
+      );
+      // Raster exports hand their first file to the design as its thumbnail (export.processor.ts); this job draws
+      // one only if that did not happen within a minute (a failed first file), and at once for other formats.
+      await deps.queue.enqueue(
+        'design.thumbnail',
+        { designId: created.designId, revision: created.revision },
+        { delayMs: PER_SLIDE_FORMATS.has(plan.format) ? 60_000 : 0 },
+      );
+      return answer(created.exportId, created.creatives);
+    },
+
+    /** GET /v1/export/{id}: visible when its project is; fresh links on every call. */
+    async get(actor: Actor, exportId: string) {
+      const row = await exportsRepo.findById(exportId);
+      if (!row || row.team_id !== actor.teamId || !(await deps.access.seesProject(actor, row.project_id))) {
+        throw new AppError('NOT_FOUND', `exportId: export ${exportId} does not exist or is not visible to the caller`);
+      }
+      return presentExport(row, await exportsRepo.creativesOf(row.id), deps.links);
+    },
+  };
+}
+
+export type ExportService = ReturnType<typeof createExportService>;

@@ -1,0 +1,318 @@
+// Webhook deliveries and their attempts (SPEC §8), and the outbox claim that creates them. A delivery is settled
+// only while it is pending (guarded updates), so a late or duplicate attempt never overwrites a final status; an
+// outbox row moves from pending to dispatched once, whichever process gets there first.
+import { type Kysely, sql } from 'kysely';
+import type { OrderBy, OrderDirection } from '../../../domain/page.js';
+import type { Database } from '../schema.js';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveryRow {
+  id: string;
+  team_id: number;
+  webhook_id: number | null;
+  event_id: string | null;
+  export_id: string | null;
+  action: string;
+  url: string;
+  payload: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryAttemptRow {
+  delivery_id: string;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface NewDelivery {
+  id: string;
+  teamId: number;
+  webhookId: number | null;
+  eventId: string | null;
+  exportId: string | null;
+  action: string;
+  url: string;
+  payload: string;
+  /** Creation time, also when the first attempt is due. */
+  at: string;
+}
+
+export interface DeliveryFilters {
+  webhookId?: number;
+  status?: DeliveryStatus;
+}
+
+/** A keyset page over deliveries: their ids are UUIDs, so the position carries the id as text. */
+export interface DeliveryPageRequest {
+  limit: number;
+  orderBy: OrderBy;
+  direction: OrderDirection;
+  after: { key: string; id: string } | null;
+}
+
+export interface DeliveryPage {
+  totalCount: number;
+  rows: DeliveryRow[];
+  attempts: DeliveryAttemptRow[];
+  hasNextPage: boolean;
+  /** Sort key of the last row, for its cursor. */
+  lastKey: string | null;
+}
+
+export interface OutboxEvent {
+  id: string;
+  team_id: number;
+  action: string;
+  payload: string;
+}
+
+const COLUMNS = [
+  'id',
+  'team_id',
+  'webhook_id',
+  'event_id',
+  'export_id',
+  'action',
+  'url',
+  'payload',
+  'status',
+  'attempt_count',
+  'next_attempt_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+// Deliveries have no name: NAME orders by action, the closest thing a person scans a list by.
+const SORT_COLUMN: Record<OrderBy, string> = {
+  ID: 'id',
+  NAME: 'action',
+  CREATED_AT: 'created_at',
+  UPDATED_AT: 'updated_at',
+};
+
+export function createDeliveryRepository(db: Kysely<Database>) {
+  function filtered(teamId: number, filters: DeliveryFilters) {
+    let query = db.selectFrom('webhook_deliveries').where('team_id', '=', teamId);
+    if (filters.webhookId !== undefined) query = query.where('webhook_id', '=', filters.webhookId);
+    if (filters.status !== undefined) query = query.where('status', '=', filters.status);
+    return query;
+  }
+
+  async function attemptsOf(deliveryIds: string[]): Promise<DeliveryAttemptRow[]> {
+    if (deliveryIds.length === 0) return [];
+    return db
+      .selectFrom('webhook_delivery_attempts')
+      .select(['delivery_id', 'attempted_at', 'status_code', 'error', 'duration_ms'])
+      .where('delivery_id', 'in', deliveryIds)
+      .orderBy('delivery_id')
+      .orderBy('id')
+      .execute();
+  }
+
+  return {
+    async insert(rows: NewDelivery[]): Promise<void> {
+      if (rows.length === 0) return;
+      await db
+        .insertInto('webhook_deliveries')
+        .values(
+          rows.map((r) => ({
+            id: r.id,
+            team_id: r.teamId,
+            webhook_id: r.webhookId,
+            event_id: r.eventId,
+            export_id: r.exportId,
+            action: r.action,
+            url: r.url,
+            payload: r.payload,
+            status: 'pending',
+            attempt_count: 0,
+            next_attempt_at: r.at,
+            created_at: r.at,
+            updated_at: r.at,
+          })),
+        )
+        .execute();
+    },
+
+    /** Any team's delivery (the worker); the routes pass `teamId` so another team's does not exist. */
+    async find(id: string, teamId?: number): Promise<DeliveryRow | undefined> {
+      let query = db.selectFrom('webhook_deliveries').select(COLUMNS).where('id', '=', id);
+      if (teamId !== undefined) query = query.where('team_id', '=', teamId);
+      return query.executeTakeFirst();
+    },
+
+    attemptsOf,
+
+    /** Adds the attempt and counts it, in one transaction; returns the delivery's attempt count after it. */
+    async recordAttempt(attempt: DeliveryAttemptRow): Promise<number> {
+      return db.transaction().execute(async (tx) => {
+        await tx.insertInto('webhook_delivery_attempts').values(attempt).execute();
+        const row = await tx
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ attempt_count: eb('attempt_count', '+', 1), updated_at: attempt.attempted_at }))
+          .where('id', '=', attempt.delivery_id)
+          .returning('attempt_count')
+          .executeTakeFirst();
+        return row?.attempt_count ?? 0;
+      });
+    },
+
+    /** A 2xx settles the delivery whatever another attempt concluded meanwhile. */
+    async markSucceeded(id: string, at: string): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'succeeded', next_attempt_at: null, updated_at: at })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /** Gives up a pending delivery; false when it was settled already. */
+    async markFailed(id: string, at: string): Promise<boolean> {
+      const { numUpdatedRows } = await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'failed', next_attempt_at: null, updated_at: at })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(numUpdatedRows) > 0;
+    },
+
+    async scheduleRetry(id: string, nextAttemptAt: string, at: string): Promise<void> {
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: nextAttemptAt, updated_at: at })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .execute();
+    },
+
+    /** Pending again, due at `at`; undefined when the team has no such delivery. */
+    async reopen(teamId: number, id: string, at: string): Promise<DeliveryRow | undefined> {
+      return db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', next_attempt_at: at, updated_at: at })
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .returning(COLUMNS)
+        .executeTakeFirst();
+    },
+
+    async list(teamId: number, filters: DeliveryFilters, page: DeliveryPageRequest): Promise<DeliveryPage> {
+      const countRow = await filtered(teamId, filters).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+      const key = sql.ref(SORT_COLUMN[page.orderBy]);
+      const id = sql.ref('id');
+      const dir = page.direction === 'ASC' ? sql`asc` : sql`desc`;
+      let query = filtered(teamId, filters).select(COLUMNS).orderBy(sql`${key} ${dir}`).orderBy(sql`${id} ${dir}`);
+      if (page.after) {
+        const cmp = page.direction === 'ASC' ? sql`>` : sql`<`;
+        query = query.where(sql<boolean>`(${key}, ${id}) ${cmp} (${page.after.key}, ${page.after.id})`);
+      }
+      const found = await query.limit(page.limit + 1).execute();
+      const hasNextPage = found.length > page.limit;
+      const rows = hasNextPage ? found.slice(0, page.limit) : found;
+      const last = rows.at(-1);
+      return {
+        totalCount: Number(countRow?.n ?? 0),
+        rows,
+        attempts: await attemptsOf(rows.map((r) => r.id)),
+        hasNextPage,
+        lastKey: last ? String(last[SORT_COLUMN[page.orderBy] as keyof DeliveryRow]) : null,
+      };
+    },
+
+    /** Pending deliveries whose attempt was due before `before`: their job may never have been enqueued. */
+    async overdue(before: string, limit: number): Promise<DeliveryRow[]> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .select(COLUMNS)
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<', before)
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .execute();
+    },
+
+    async hasDue(at: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', at)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    // ---- the outbox, as the dispatcher sees it ----
+
+    /** Pending events whose time has come, oldest first. */
+    async dueEvents(at: string, limit: number): Promise<OutboxEvent[]> {
+      return db
+        .selectFrom('events_outbox')
+        .select(['id', 'team_id', 'action', 'payload'])
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', at)
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    /**
+     * Moves the event from pending to dispatched; false when another dispatcher did first. Run it first in the
+     * transaction that inserts the event's deliveries: on PostgreSQL the loser waits for the winner's commit and then
+     * sees the row dispatched.
+     */
+    async claimEvent(id: string): Promise<boolean> {
+      const { numUpdatedRows } = await db
+        .updateTable('events_outbox')
+        .set((eb) => ({ status: 'dispatched', attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(numUpdatedRows) > 0;
+    },
+
+    /** Leaves the event pending but not due before `at` (its dispatch failed). */
+    async postponeEvent(id: string, at: string): Promise<void> {
+      await db
+        .updateTable('events_outbox')
+        .set((eb) => ({ next_attempt_at: at, attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .execute();
+    },
+
+    /** Webhooks of the team subscribed to the catalogue action `actionId`, oldest first. */
+    async subscribers(teamId: number, actionId: number): Promise<Array<{ id: number; url: string }>> {
+      return db
+        .selectFrom('webhooks as w')
+        .innerJoin('webhook_actions as a', 'a.webhook_id', 'w.id')
+        .select(['w.id', 'w.url'])
+        .where('w.team_id', '=', teamId)
+        .where('a.action_id', '=', actionId)
+        .orderBy('w.id')
+        .execute();
+    },
+
+    async hasDueEvents(at: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('events_outbox')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', at)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+  };
+}
+
+export type DeliveryRepository = ReturnType<typeof createDeliveryRepository>;

@@ -1,0 +1,179 @@
+// Exports and their creatives (SPEC §6). Every status change is guarded by the status it leaves, so a job that runs
+// twice (the queue promises at least once) settles a creative or finishes an export once and only once.
+import type { Kysely, Selectable } from 'kysely';
+import type { ErrorCode, ExportFailureCode } from '../../../errors.js';
+import { now } from '../database.js';
+import type { Database, ExportCreativesTable, ExportsTable } from '../schema.js';
+
+export type ExportRow = Selectable<ExportsTable>;
+export type CreativeRow = Selectable<ExportCreativesTable>;
+
+export type ExportStatus = 'pending' | 'inProgress' | 'complete' | 'completeWithError' | 'failed';
+export const UNSETTLED: readonly ExportStatus[] = ['pending', 'inProgress'];
+
+export type NewExport = Omit<ExportRow, 'status' | 'error_log' | 'zip_key' | 'updated_at' | 'completed_at'>;
+export type NewCreative = Omit<
+  CreativeRow,
+  | 'status'
+  | 'blob_key'
+  | 'bytes'
+  | 'error_code'
+  | 'error_message'
+  | 'render_ms'
+  | 'progress'
+  | 'updated_at'
+  | 'created_at'
+>;
+
+export type CreativeOutcome =
+  | { status: 'complete'; blobKey: string; bytes: number; renderMs: number }
+  | { status: 'failed'; code: ErrorCode | ExportFailureCode; message: string; renderMs?: number };
+
+/** SQLite binds at most 32,766 variables per statement; creatives have 15 columns. */
+const CREATIVES_PER_INSERT = 1_000;
+
+export function createExportRepository(db: Kysely<Database>) {
+  return {
+    async insert(exportRow: NewExport, creatives: NewCreative[]): Promise<void> {
+      await db
+        .insertInto('exports')
+        .values({ ...exportRow, status: 'pending', updated_at: exportRow.created_at })
+        .execute();
+      for (let i = 0; i < creatives.length; i += CREATIVES_PER_INSERT) {
+        await db
+          .insertInto('export_creatives')
+          .values(
+            creatives.slice(i, i + CREATIVES_PER_INSERT).map((c) => ({
+              ...c,
+              status: 'pending',
+              created_at: exportRow.created_at,
+              updated_at: exportRow.created_at,
+            })),
+          )
+          .execute();
+      }
+    },
+
+    async findById(id: string): Promise<ExportRow | undefined> {
+      return db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** The newest complete export of a team with this cache key. */
+    async findCached(teamId: number, cacheKey: string): Promise<ExportRow | undefined> {
+      return db
+        .selectFrom('exports')
+        .selectAll()
+        .where('team_id', '=', teamId)
+        .where('cache_key', '=', cacheKey)
+        .where('status', '=', 'complete')
+        .orderBy('completed_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+    },
+
+    async creativesOf(exportId: string): Promise<CreativeRow[]> {
+      return db
+        .selectFrom('export_creatives')
+        .selectAll()
+        .where('export_id', '=', exportId)
+        .orderBy('position', 'asc')
+        .execute();
+    },
+
+    async findCreative(id: string): Promise<CreativeRow | undefined> {
+      return db.selectFrom('export_creatives').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** pending → inProgress for the export and the creative about to render (no-ops when already further). */
+    async markRendering(exportId: string, creativeId: string): Promise<void> {
+      const at = now();
+      await db
+        .updateTable('exports')
+        .set({ status: 'inProgress', updated_at: at })
+        .where('id', '=', exportId)
+        .where('status', '=', 'pending')
+        .execute();
+      await db
+        .updateTable('export_creatives')
+        .set({ status: 'inProgress', updated_at: at })
+        .where('id', '=', creativeId)
+        .where('status', '=', 'pending')
+        .execute();
+    },
+
+    /** Settles a creative that is not settled yet; false when it already was. */
+    async settleCreative(id: string, outcome: CreativeOutcome): Promise<boolean> {
+      const values =
+        outcome.status === 'complete'
+          ? { status: 'complete', blob_key: outcome.blobKey, bytes: outcome.bytes, render_ms: outcome.renderMs }
+          : {
+              status: 'failed',
+              error_code: outcome.code,
+              error_message: outcome.message,
+              render_ms: outcome.renderMs ?? null,
+            };
+      const result = await db
+        .updateTable('export_creatives')
+        .set({ ...values, progress: 1, updated_at: now() })
+        .where('id', '=', id)
+        .where('status', 'in', UNSETTLED)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** How far a creative being made is (0..1); a settled creative keeps its 1. */
+    async setProgress(id: string, progress: number): Promise<void> {
+      await db
+        .updateTable('export_creatives')
+        .set({ progress: Math.min(1, Math.max(0, progress)) })
+        .where('id', '=', id)
+        .where('status', 'in', UNSETTLED)
+        .execute();
+    },
+
+    async countUnsettled(exportId: string): Promise<number> {
+      const row = await db
+        .selectFrom('export_creatives')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('export_id', '=', exportId)
+        .where('status', 'in', UNSETTLED)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** Sets the final status of an export still unsettled; false when another run finished it first. */
+    async finish(
+      id: string,
+      result: { status: ExportStatus; errorLog: string | null; zipKey: string | null },
+    ): Promise<boolean> {
+      const at = now();
+      const updated = await db
+        .updateTable('exports')
+        .set({
+          status: result.status,
+          error_log: result.errorLog,
+          zip_key: result.zipKey,
+          updated_at: at,
+          completed_at: at,
+        })
+        .where('id', '=', id)
+        .where('status', 'in', UNSETTLED)
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
+    },
+
+    /** Exports not finished yet, oldest first: the recovery sweep makes sure each has its jobs. */
+    async unfinished(limit: number, createdBefore: string): Promise<Pick<ExportRow, 'id'>[]> {
+      return db
+        .selectFrom('exports')
+        .select('id')
+        .where('status', 'in', UNSETTLED)
+        .where('created_at', '<', createdBefore)
+        .orderBy('created_at', 'asc')
+        .limit(limit)
+        .execute();
+    },
+  };
+}
+
+export type ExportRepository = ReturnType<typeof createExportRepository>;

@@ -1,0 +1,391 @@
+// The embedded JobQueue over the `jobs` table: the contract, then what only a table shows — leases that run out and
+// are taken over, jobs interrupted until their attempts are used up, SQLite's takeover at start, several instances
+// on one table, and the removal of finished rows after a day. Runs on SQLite, or on PostgreSQL with DATABASE_URL.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, afterEach, beforeEach, describe, test } from 'node:test';
+import type { Insertable, Selectable } from 'kysely';
+import pg from 'pg';
+import type { Job, JobQueue } from '../../src/jobs/job-queue.js';
+import { createLocalJobQueue, type LocalJobQueueOptions } from '../../src/jobs/local-queue.js';
+import { type Db, openDatabase } from '../../src/storage/db/database.js';
+import { migrateToLatest } from '../../src/storage/db/migrate.js';
+import type { JobsTable } from '../../src/storage/db/schema.js';
+import { jobQueueContract } from '../contracts/job-queue.js';
+
+/**
+ * A database of this file's own, without the app: the app's queue would take the jobs these tests enqueue. SQLite in
+ * a temporary dir, or a fresh PostgreSQL database when DATABASE_URL is set (as test/helpers/app.ts does).
+ */
+async function openTestDb(): Promise<Db & { drop(): Promise<void> }> {
+  const serverUrl = process.env.DATABASE_URL || null;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-jobs-'));
+  let name: string | null = null;
+  let databaseUrl: string | null = null;
+  if (serverUrl) {
+    name = `placard_jobs_${process.pid}_${randomBytes(4).toString('hex')}`;
+    await adminQuery(serverUrl, `create database ${name}`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+  }
+  const db = openDatabase({ databaseUrl, dataDir });
+  await migrateToLatest(db);
+  return {
+    ...db,
+    async drop() {
+      await db.close();
+      if (serverUrl && name) await dropDatabase(serverUrl, name);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function adminQuery(connectionString: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The pool's end() resolves before its connections leave, and a forced drop would kill them mid-goodbye. */
+async function dropDatabase(connectionString: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    for (let attempt = 0; attempt < 250; attempt++) {
+      const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+      if (rows[0].n === 0) break;
+      await sleep(20);
+    }
+    await client.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
+let opened: ReturnType<typeof openTestDb> | null = null;
+const testDb = () => {
+  opened ??= openTestDb();
+  return opened;
+};
+after(async () => {
+  await (await opened)?.drop();
+});
+
+const made: JobQueue[] = [];
+const iso = (ms: number) => new Date(ms).toISOString();
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A queue over the test database, stopped by `stopAll`. */
+async function queueOf(options: Partial<LocalJobQueueOptions> = {}): Promise<JobQueue> {
+  const db = await testDb();
+  const queue = createLocalJobQueue({
+    db: db.kysely,
+    dialect: db.dialect,
+    pollIntervalMs: 50,
+    log: { error: () => {}, warn: () => {} },
+    ...options,
+  });
+  made.push(queue);
+  return queue;
+}
+
+async function stopAll() {
+  for (const queue of made.splice(0)) await queue.stop(100);
+}
+
+async function emptyTable() {
+  await (await testDb()).kysely.deleteFrom('jobs').execute();
+}
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+jobQueueContract('local (jobs table)', async () => {
+  await emptyTable();
+  return {
+    queue: await queueOf(),
+    second: () => queueOf(),
+    close: stopAll,
+  };
+});
+
+describe('local job queue', () => {
+  beforeEach(emptyTable);
+  afterEach(stopAll);
+
+  const db = testDb;
+
+  async function insertRow(row: Partial<Insertable<JobsTable>> & { id: string }) {
+    const at = iso(Date.now());
+    await (await db()).kysely
+      .insertInto('jobs')
+      .values({
+        kind: 'webhook.deliver',
+        payload: JSON.stringify({ deliveryId: row.id }),
+        status: 'queued',
+        attempts: 0,
+        max_attempts: 3,
+        retry_delays: '[20]',
+        run_at: at,
+        lease_until: null,
+        locked_by: null,
+        last_error: null,
+        created_at: at,
+        updated_at: at,
+        ...row,
+      })
+      .execute();
+  }
+
+  async function rowOf(id: string): Promise<Selectable<JobsTable> | undefined> {
+    return (await db()).kysely.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  test('a running row whose lease ran out (its process died) is claimed by another instance', async () => {
+    const queue = await queueOf({ instanceId: 'alive' });
+    const ran = deferred<Job<'webhook.deliver'>>();
+    queue.process('webhook.deliver', async (job) => ran.resolve(job), { concurrency: 1 });
+    // Started first, so that SQLite's takeover at start plays no part: the poll finds the expired lease.
+    await queue.start();
+    await insertRow({
+      id: 'orphan',
+      status: 'running',
+      attempts: 1,
+      locked_by: 'dead',
+      lease_until: iso(Date.now() - 1_000),
+    });
+    const job = await ran.promise;
+    assert.deepEqual([job.id, job.attempt, job.payload], ['orphan', 2, { deliveryId: 'orphan' }]);
+    await queue.idle();
+    const row = await rowOf('orphan');
+    assert.deepEqual([row?.status, row?.locked_by, row?.lease_until], ['done', 'alive', null]);
+  });
+
+  test('a job interrupted until its attempts are used up goes to onExhausted without running again', async () => {
+    const queue = await queueOf();
+    let handled = 0;
+    const exhausted = deferred<[Job<'webhook.deliver'>, Error]>();
+    queue.process(
+      'webhook.deliver',
+      async () => {
+        handled += 1;
+      },
+      { concurrency: 1, onExhausted: async (job, error) => exhausted.resolve([job, error]) },
+    );
+    await queue.start();
+    await insertRow({
+      id: 'crashy',
+      status: 'running',
+      attempts: 3,
+      max_attempts: 3,
+      locked_by: 'dead',
+      lease_until: iso(Date.now() - 1_000),
+    });
+    const [job, error] = await exhausted.promise;
+    assert.equal(job.id, 'crashy');
+    assert.deepEqual(job.payload, { deliveryId: 'crashy' });
+    assert.equal(error.message, 'interrupted 3 times: the process running it stopped or crashed');
+    await queue.idle();
+    assert.equal(handled, 0);
+    const row = await rowOf('crashy');
+    assert.deepEqual([row?.status, row?.last_error], ['failed', error.message]);
+  });
+
+  test('at start, SQLite takes back running rows at once; PostgreSQL waits for their lease', async () => {
+    const { dialect } = await db();
+    await insertRow({
+      id: 'held',
+      status: 'running',
+      attempts: 1,
+      locked_by: 'before-restart',
+      lease_until: iso(Date.now() + 60_000),
+    });
+    const queue = await queueOf();
+    const attempts: number[] = [];
+    queue.process(
+      'webhook.deliver',
+      async (job) => {
+        attempts.push(job.attempt);
+      },
+      { concurrency: 1 },
+    );
+    await queue.start();
+    if (dialect === 'sqlite') {
+      await queue.idle();
+      assert.deepEqual(attempts, [2]);
+      assert.equal((await rowOf('held'))?.status, 'done');
+    } else {
+      await sleep(200); // several polls
+      assert.deepEqual(attempts, []);
+      const row = await rowOf('held');
+      assert.deepEqual([row?.status, row?.locked_by], ['running', 'before-restart']);
+    }
+  });
+
+  test('an instance that lost a lease does not settle the job another instance took over', async () => {
+    const queue = await queueOf({ instanceId: 'slow' });
+    const running = deferred();
+    const release = deferred();
+    queue.process(
+      'webhook.deliver',
+      async () => {
+        running.resolve();
+        await release.promise;
+      },
+      { concurrency: 1 },
+    );
+    await queue.start();
+    await queue.enqueue('webhook.deliver', { deliveryId: 'taken' }, { jobId: 'taken' });
+    await running.promise;
+    // What another instance does when this one stalled past its lease.
+    const leaseUntil = iso(Date.now() + 60_000);
+    await (await db()).kysely
+      .updateTable('jobs')
+      .set({ locked_by: 'other', lease_until: leaseUntil, attempts: 2 })
+      .where('id', '=', 'taken')
+      .execute();
+    release.resolve();
+    await queue.idle();
+    const row = await rowOf('taken');
+    assert.deepEqual(
+      [row?.status, row?.locked_by, row?.lease_until, row?.attempts],
+      ['running', 'other', leaseUntil, 2],
+    );
+  });
+
+  test('a lease is renewed while its handler runs, so no other instance takes the job', async () => {
+    // Short leases, with room for a busy machine's stalled timers between two renewals.
+    const a = await queueOf({ instanceId: 'a', leaseMs: 450 });
+    const b = await queueOf({ instanceId: 'b', leaseMs: 450 });
+    const runs: string[] = [];
+    const done = deferred();
+    for (const [name, queue] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      queue.process(
+        'export.finish',
+        async () => {
+          runs.push(name);
+          await sleep(1_500); // more than three leases
+          done.resolve();
+        },
+        { concurrency: 1 },
+      );
+      await queue.start();
+    }
+    await a.enqueue('export.finish', { exportId: 'long' }, { jobId: 'long' });
+    await done.promise;
+    await Promise.all([a.idle(), b.idle()]);
+    assert.equal(runs.length, 1);
+    assert.equal((await rowOf('long'))?.status, 'done');
+  });
+
+  test('two instances on one table run each of 50 jobs exactly once', async () => {
+    const a = await queueOf({ instanceId: 'a' });
+    const b = await queueOf({ instanceId: 'b' });
+    const runs = new Map<string, number>();
+    let total = 0;
+    const all = deferred();
+    for (const queue of [a, b]) {
+      queue.process(
+        'export.creative',
+        async (job) => {
+          runs.set(job.payload.creativeId, (runs.get(job.payload.creativeId) ?? 0) + 1);
+          await sleep(Math.floor(Math.random() * 5));
+          if (++total === 50) all.resolve();
+        },
+        { concurrency: 4 },
+      );
+      // Both start before any job exists: on SQLite a start takes back the running rows of the one file.
+      await queue.start();
+    }
+    const enqueues = [];
+    for (let i = 0; i < 50; i++) {
+      enqueues.push((i % 2 ? a : b).enqueue('export.creative', { exportId: 'e', creativeId: `c${i}` }));
+    }
+    await Promise.all(enqueues);
+    await all.promise;
+    await Promise.all([a.idle(), b.idle()]);
+    assert.equal(runs.size, 50);
+    assert.deepEqual(
+      [...runs.values()].filter((n) => n !== 1),
+      [],
+    );
+    assert.equal(await a.depth(), 0);
+  });
+
+  test('a failed attempt is queued again after its retry delay with jitter, its error recorded', async () => {
+    const at = Date.now();
+    // A clock that stands still: the retry never comes due, so the row can be looked at.
+    const queue = await queueOf({ now: () => at, random: () => 0 });
+    const failed = deferred();
+    queue.process(
+      'webhook.deliver',
+      async () => {
+        failed.resolve();
+        throw new Error('503 from the receiver');
+      },
+      { concurrency: 1 },
+    );
+    await queue.start();
+    await queue.enqueue('webhook.deliver', { deliveryId: 'r' }, { jobId: 'r', retryDelaysMs: [1_000, 5_000] });
+    await failed.promise;
+    await queue.idle();
+    const row = await rowOf('r');
+    assert.deepEqual(
+      [row?.status, row?.attempts, row?.run_at, row?.last_error, row?.locked_by, row?.lease_until],
+      ['queued', 1, iso(at + 800), '503 from the receiver', null, null],
+    );
+  });
+
+  test('stop hands a late job back: queued, due now, its attempt given back, nobody holding it', async () => {
+    const queue = await queueOf({ instanceId: 'stopping' });
+    const running = deferred();
+    const release = deferred();
+    queue.process(
+      'webhook.deliver',
+      async () => {
+        running.resolve();
+        await release.promise;
+      },
+      { concurrency: 1 },
+    );
+    await queue.start();
+    await queue.enqueue('webhook.deliver', { deliveryId: 'late' }, { jobId: 'late' });
+    await running.promise;
+    await queue.stop(20);
+    const row = await rowOf('late');
+    release.resolve();
+    assert.deepEqual([row?.status, row?.attempts, row?.locked_by, row?.lease_until], ['queued', 0, null, null]);
+    assert.ok(row && row.run_at <= iso(Date.now()));
+  });
+
+  test('finished rows are deleted a day after they finished; queued rows and newer ones stay', async () => {
+    const old = iso(Date.now() - 25 * 60 * 60_000);
+    const recent = iso(Date.now() - 60 * 60_000);
+    await insertRow({ id: 'old-done', status: 'done', updated_at: old });
+    await insertRow({ id: 'old-failed', status: 'failed', updated_at: old });
+    await insertRow({ id: 'recent-done', status: 'done', updated_at: recent });
+    await insertRow({ id: 'old-queued', kind: 'export.finish', run_at: iso(Date.now() + 60_000), updated_at: old });
+    const queue = await queueOf();
+    queue.process('webhook.deliver', async () => {}, { concurrency: 1 });
+    await queue.start();
+    await queue.idle();
+    const ids = (await (await db()).kysely.selectFrom('jobs').select('id').orderBy('id').execute()).map((r) => r.id);
+    assert.deepEqual(ids, ['old-queued', 'recent-done']);
+  });
+});
