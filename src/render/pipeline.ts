@@ -36,6 +36,8 @@ export interface FrameOptions {
    * Default false: exports must fail the creative (SPEC §5); thumbnails draw what they can.
    */
   skipRejectedSources?: boolean;
+  /** Animated renders: the current frame of each video element (DrawContext.videoFrame). */
+  videoFrame?: DrawContext['videoFrame'];
 }
 
 export interface RenderedFrame {
@@ -119,11 +121,12 @@ export function drawFrame(
   size: DesignSize,
   slide: Slide,
   assets: ResolvedAssets,
-  options: Pick<FrameOptions, 'time' | 'scale' | 'output'> = {},
+  options: Pick<FrameOptions, 'time' | 'scale' | 'output' | 'videoFrame'> = {},
 ): void {
   const dc: DrawContext = {
     ctx,
     assets,
+    videoFrame: options.videoFrame,
     time: options.time ?? Number.POSITIVE_INFINITY,
     output: options.output ?? 'raster',
   };

@@ -9,6 +9,7 @@ import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
+import { sizeDuration } from '../domain/timeline.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { webhookUrlProblem } from '../events/deliveries.js';
 import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
@@ -26,7 +27,7 @@ import { documentOf } from './design.service.js';
 import { type ExportLinks, presentExport } from './export-view.js';
 
 /** Formats this version renders; the others answer 501 until their issue lands. */
-export const RENDERED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp', 'pdf']);
+export const RENDERED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp', 'pdf', 'gif', 'mp4']);
 
 const ALIASES: Record<string, string> = { jpeg: 'jpg', html5: 'html' };
 
@@ -124,7 +125,7 @@ interface Plan {
 function notImplemented(type: string, format: string): AppError {
   return new AppError(
     'NOT_IMPLEMENTED',
-    `type: ${JSON.stringify(type)} (${format}) is not rendered by this version yet; available types: png, jpg (jpeg), webp, pdf`,
+    `type: ${JSON.stringify(type)} (${format}) is not rendered by this version yet; available types: png, jpg (jpeg), webp, pdf, gif, mp4`,
   );
 }
 
@@ -165,6 +166,9 @@ function chooseSizes(doc: DesignDocument, allowed: readonly string[] | undefined
   return all.filter((i) => wanted.has(doc.sizes[i].hash as string));
 }
 
+/** SPEC §9: video ≤ 5 min. */
+const MAX_VIDEO_SECONDS = 300;
+
 /** Settings whose validity depends on the design: the output side limit of `scale`, the slides of a PDF. */
 function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
   for (const sizeIndex of plan.sizes) {
@@ -179,6 +183,15 @@ function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
     }
     if (plan.format === 'pdf' && plan.settings.slide?.length) {
       selectSlides({ ...size, slideCount: size.slides.length }, plan.settings.slide);
+    }
+    if (plan.format === 'mp4' || (plan.format === 'gif' && plan.settings.gifPreset !== 'static')) {
+      const seconds = sizeDuration(size);
+      if (seconds > MAX_VIDEO_SECONDS) {
+        throw new AppError(
+          'UNPROCESSABLE',
+          `type: ${plan.format} plays the slides of ${size.width}x${size.height} for ${seconds} s, longer than the ${MAX_VIDEO_SECONDS} s (5 minutes) an animated export may last (SPEC §9); shorten its slides' durations`,
+        );
+      }
     }
   }
 }

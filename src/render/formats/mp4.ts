@@ -39,6 +39,8 @@ export interface Mp4AudioTrack {
   volume: number;
   /** Play the file again and again until the video ends. Default false. */
   loop?: boolean;
+  /** Seconds into the file where playing starts (a video's trimStart). Default 0. */
+  from?: number;
 }
 
 export interface Mp4Options {
@@ -136,7 +138,12 @@ export function mp4Arguments(options: Omit<Mp4Options, 'frames' | 'signal' | 'on
     String(fps),
     '-i',
     'pipe:0',
-    ...audio.flatMap((track) => [...(track.loop ? ['-stream_loop', '-1'] : []), '-i', track.file]),
+    ...audio.flatMap((track) => [
+      ...(track.loop ? ['-stream_loop', '-1'] : []),
+      ...(track.from ? ['-ss', String(track.from)] : []),
+      '-i',
+      track.file,
+    ]),
     '-filter_complex',
     graph.join(';'),
     '-map',
