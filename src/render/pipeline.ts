@@ -54,6 +54,12 @@ export function setRenderFetcher(fetcher: AssetFetcher): void {
   threadFetcher = fetcher;
 }
 
+/** The fetcher renders on this thread use when given none. */
+export function renderFetcher(): AssetFetcher {
+  threadFetcher ??= createAssetFetcher({ allowPrivateUrls: false });
+  return threadFetcher;
+}
+
 function fetcherOf(options: FrameOptions): AssetFetcher {
   threadFetcher ??= createAssetFetcher({ allowPrivateUrls: false });
   return options.fetcher ?? threadFetcher;

@@ -13,7 +13,14 @@ import { createAssetFetcher } from './assets.js';
 import { encodeGif, type GifPreset } from './formats/gif.js';
 import { encodeMp4, resolveFfmpeg } from './formats/mp4.js';
 import { type PdfPreset, renderPdf } from './formats/pdf.js';
-import { frameOf, outputDimensions, type RasterFormat, renderImage, setRenderFetcher } from './pipeline.js';
+import {
+  frameOf,
+  outputDimensions,
+  type RasterFormat,
+  renderFetcher,
+  renderImage,
+  setRenderFetcher,
+} from './pipeline.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
 import { ffmpegBinary } from './video-frame.js';
 
@@ -62,8 +69,7 @@ export interface RenderWorkerData {
 }
 
 const data = (workerData ?? {}) as Partial<RenderWorkerData>;
-const fetcher = createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true });
-setRenderFetcher(fetcher);
+setRenderFetcher(createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true }));
 
 let progressChannel: BroadcastChannel | undefined;
 
@@ -92,7 +98,7 @@ async function renderGif(job: RenderJob): Promise<Uint8Array> {
     // static: one frame, which frameTimes makes the final state.
     durationSeconds: preset === 'static' ? 0 : sizeDuration(size),
     ffmpeg: await ffmpegBinary(data.ffmpegPath),
-    fetcher,
+    fetcher: renderFetcher(),
     onProgress: progressReporter(job.progressId),
   });
   async function* withDelays(source: AsyncIterable<AnimationFrame>) {
@@ -109,6 +115,7 @@ async function renderMp4(job: RenderJob): Promise<void> {
   const { width, height } = outputDimensions(size, job.scale);
   const durationSeconds = sizeDuration(size);
   const onProgress = progressReporter(job.progressId);
+  const fetcher = renderFetcher();
   const audio = await audioTracksOf(job.document, job.sizeIndex, fetcher);
   try {
     await encodeMp4({

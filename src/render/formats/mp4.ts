@@ -266,14 +266,22 @@ async function feed(options: Mp4Options, stdin: Writable, exited: Promise<unknow
   const { width, height, fps, durationSeconds, signal, onProgress } = options;
   const bytes = width * height * 4;
   const total = Math.max(1, Math.round(durationSeconds * fps));
+  // Each wait races against a fresh promise that the stop wakes. Racing every frame against one long-lived "stopped"
+  // promise would leak: each race leaves a reaction on it that keeps the race's result — the frame — alive until the
+  // encode ends (measured: 300 frames of 1080x1920 held 2.5 GB).
   let stop = false;
-  const stopped = new Promise<'stopped'>((resolve) => {
-    void exited.then(() => resolve('stopped'));
-    signal?.addEventListener('abort', () => resolve('stopped'), { once: true });
-  });
-  void stopped.then(() => {
+  let wake: (() => void) | undefined;
+  const onStop = () => {
     stop = true;
-  });
+    wake?.();
+  };
+  void exited.then(onStop);
+  signal?.addEventListener('abort', onStop, { once: true });
+  const stopped = () =>
+    new Promise<'stopped'>((resolve) => {
+      if (stop) resolve('stopped');
+      else wake = () => resolve('stopped');
+    });
   const frames = options.frames;
   const iterator = (Symbol.asyncIterator in frames ? frames : fromSync(frames))[Symbol.asyncIterator]();
   let exhausted = false;
@@ -281,7 +289,7 @@ async function feed(options: Mp4Options, stdin: Writable, exited: Promise<unknow
   let index = 0;
   try {
     while (written < total) {
-      const next = await Promise.race([iterator.next(), stopped]);
+      const next = await Promise.race([iterator.next(), stopped()]);
       if (next === 'stopped') return;
       if (next.done) {
         exhausted = true;
@@ -304,14 +312,14 @@ async function feed(options: Mp4Options, stdin: Writable, exited: Promise<unknow
             const drained = once(stdin, 'drain').catch((error: Error) => {
               throw new PipeClosedError(error.message);
             });
-            await Promise.race([drained, stopped]);
+            await Promise.race([drained, stopped()]);
           }
         } else {
           const taken = new Promise<void>((resolve, reject) => {
             stdin.write(frame.rgba, (error) => (error ? reject(new PipeClosedError(error.message)) : resolve()));
           });
           taken.catch(() => {});
-          await Promise.race([taken, stopped]);
+          await Promise.race([taken, stopped()]);
         }
         if (stop) return;
       }
