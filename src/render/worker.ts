@@ -1,28 +1,12 @@
-// The worker-thread entry (run by pool.ts through piscina): one file per task — a raster file, a PDF, a GIF, or an MP4
-// (written to `out` and streamed by the caller from there, never held whole in memory). Everything a render caches —
-// the fetcher's files, decoded images, canvases, registered fonts — lives in this thread's module state and so stays
-// warm across the tasks this thread runs. Errors cross the thread boundary as plain data, because a structured clone
-// of an AppError keeps its message but loses its code and status.
-import fs from 'node:fs/promises';
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import type { DesignDocument } from '../domain/design.schema.js';
-import { loopCount, sizeDuration } from '../domain/timeline.js';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
-import { type AnimationFrame, animationFrames, audioTracksOf } from './animation.js';
 import { createAssetFetcher } from './assets.js';
-import { encodeGif, type GifPreset } from './formats/gif.js';
-import { encodeMp4, resolveFfmpeg } from './formats/mp4.js';
+import { renderGif, renderMp4 } from './formats/animated.js';
+import type { GifPreset } from './formats/gif.js';
 import { type PdfPreset, renderPdf } from './formats/pdf.js';
-import {
-  frameOf,
-  outputDimensions,
-  type RasterFormat,
-  renderFetcher,
-  renderImage,
-  setRenderFetcher,
-} from './pipeline.js';
+import { type RasterFormat, renderFetcher, renderImage, setRenderFetcher } from './pipeline.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
-import { ffmpegBinary } from './video-frame.js';
 
 export interface RenderJob {
   document: DesignDocument;
@@ -52,9 +36,6 @@ export interface RenderJob {
    */
   progressId?: string;
 }
-
-/** Frames per second of the animated GIF presets: highQuality plays smoothly, optimized trades frames for bytes. */
-export const GIF_FPS: Readonly<Record<GifPreset, number>> = { highQuality: 20, optimized: 10, static: 1 };
 
 /** What a worker answers: the file, or the AppError to raise again on the calling thread. */
 export type RenderOutcome =
@@ -87,60 +68,25 @@ function progressReporter(id: string | undefined): ((done: number, total: number
   };
 }
 
-async function renderGif(job: RenderJob): Promise<Uint8Array> {
-  const preset = job.gifPreset ?? 'highQuality';
-  const [size] = frameOf(job.document, job.sizeIndex, 0);
-  const { width, height } = outputDimensions(size, job.scale);
-  const fps = GIF_FPS[preset];
-  const frames = animationFrames(job.document, job.sizeIndex, {
-    fps,
-    scale: job.scale,
-    // static: one frame, which frameTimes makes the final state.
-    durationSeconds: preset === 'static' ? 0 : sizeDuration(size),
-    ffmpeg: await ffmpegBinary(data.ffmpegPath),
-    fetcher: renderFetcher(),
-    onProgress: progressReporter(job.progressId),
-  });
-  async function* withDelays(source: AsyncIterable<AnimationFrame>) {
-    for await (const frame of source) yield { rgba: frame.rgba, delayMs: (frame.repeat * 1000) / fps };
-  }
-  return encodeGif(withDelays(frames), { width, height, preset, loop: loopCount(job.document) });
-}
-
-async function renderMp4(job: RenderJob): Promise<void> {
-  if (!job.out) throw new Error('an mp4 render needs the file to write (out)');
-  const ffmpegPath = await resolveFfmpeg(data.ffmpegPath ?? null);
-  const fps = job.fps ?? 30;
-  const [size] = frameOf(job.document, job.sizeIndex, 0);
-  const { width, height } = outputDimensions(size, job.scale);
-  const durationSeconds = sizeDuration(size);
-  const onProgress = progressReporter(job.progressId);
-  const fetcher = renderFetcher();
-  const audio = await audioTracksOf(job.document, job.sizeIndex, fetcher);
-  try {
-    await encodeMp4({
-      ffmpegPath,
-      out: job.out,
-      width,
-      height,
-      fps,
-      durationSeconds,
-      frames: animationFrames(job.document, job.sizeIndex, { fps, scale: job.scale, ffmpeg: ffmpegPath, fetcher }),
-      audio: audio.tracks,
-      onProgress: onProgress && ((written) => onProgress(written, Math.max(1, Math.round(durationSeconds * fps)))),
-    });
-  } finally {
-    await Promise.all(audio.files.map((file) => fs.rm(file, { force: true })));
-  }
-}
-
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
   try {
+    const animated = {
+      fetcher: renderFetcher(),
+      ffmpegPath: data.ffmpegPath,
+      scale: job.scale,
+      onProgress: progressReporter(job.progressId),
+    };
     if (job.format === 'mp4') {
-      await renderMp4(job);
+      if (!job.out) throw new Error('an mp4 render needs the file to write (out)');
+      await renderMp4(job.document, job.sizeIndex, job.out, { ...animated, fps: job.fps });
       return { ok: true, bytes: new Uint8Array(0) };
     }
-    if (job.format === 'gif') return { ok: true, bytes: await renderGif(job) };
+    if (job.format === 'gif') {
+      return {
+        ok: true,
+        bytes: await renderGif(job.document, job.sizeIndex, job.gifPreset ?? 'highQuality', animated),
+      };
+    }
     const bytes =
       job.format === 'pdf'
         ? await renderPdf(job.document, job.sizeIndex, { preset: job.pdfPreset, slides: job.slides })

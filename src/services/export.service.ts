@@ -8,8 +8,7 @@ import type { Kysely } from 'kysely';
 import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
-import { PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
-import { sizeDuration } from '../domain/timeline.js';
+import { animatedDurationProblem, PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { webhookUrlProblem } from '../events/deliveries.js';
 import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
@@ -166,9 +165,6 @@ function chooseSizes(doc: DesignDocument, allowed: readonly string[] | undefined
   return all.filter((i) => wanted.has(doc.sizes[i].hash as string));
 }
 
-/** SPEC §9: video ≤ 5 min. */
-const MAX_VIDEO_SECONDS = 300;
-
 /** Settings whose validity depends on the design: the output side limit of `scale`, the slides of a PDF. */
 function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
   for (const sizeIndex of plan.sizes) {
@@ -185,13 +181,8 @@ function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
       selectSlides({ ...size, slideCount: size.slides.length }, plan.settings.slide);
     }
     if (plan.format === 'mp4' || (plan.format === 'gif' && plan.settings.gifPreset !== 'static')) {
-      const seconds = sizeDuration(size);
-      if (seconds > MAX_VIDEO_SECONDS) {
-        throw new AppError(
-          'UNPROCESSABLE',
-          `type: ${plan.format} plays the slides of ${size.width}x${size.height} for ${seconds} s, longer than the ${MAX_VIDEO_SECONDS} s (5 minutes) an animated export may last (SPEC §9); shorten its slides' durations`,
-        );
-      }
+      const problem = animatedDurationProblem(size, plan.format);
+      if (problem) throw new AppError('UNPROCESSABLE', problem);
     }
   }
 }
