@@ -64,7 +64,7 @@ describe('GIF and MP4 exports over HTTP', () => {
     return res.json.response;
   }
 
-  async function importDesign(document: { name: string }): Promise<string> {
+  async function importDesign(document: { name: string; sizes: unknown[] }): Promise<string> {
     return (await ok('POST', '/v1/templates/import', { projectId, name: document.name, document })).template.id;
   }
 
