@@ -17,6 +17,7 @@ import { LRUCache } from 'lru-cache';
 import yazl from 'yazl';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
+import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
 import type { GifPreset } from '../render/formats/gif.js';
 import type { RasterFormat } from '../render/pipeline.js';
@@ -60,15 +61,7 @@ export interface ExportProcessorOptions {
   pool: Pick<RenderPool, 'render' | 'threads'>;
   blobs: Pick<BlobStore, 'put' | 'get'>;
   links: ExportLinks;
-  deliveries: {
-    insertExportDelivery(
-      tx: Kysely<Database>,
-      input: { teamId: number; exportId: string; url: string; action: string; data: Record<string, unknown> },
-    ): Promise<string>;
-    enqueue(ids: string[]): Promise<void>;
-    /** Dispatch the outbox now: an export event was just recorded. */
-    kick(): Promise<void>;
-  };
+  deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
   /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
   thumbnails?: {
     fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
