@@ -46,8 +46,8 @@ function lazyRenderPool(config: Readonly<Config>): RenderPool {
     threads: config.renderThreads,
     render: (job, options) => started().render(job, options),
     queued: () => pool?.queued() ?? 0,
-    close: async () => {
-      await pool?.close();
+    close: async (options) => {
+      await pool?.close(options);
     },
   };
 }
@@ -67,7 +67,8 @@ export async function openRuntime(config: Readonly<Config>): Promise<Runtime> {
     renderPool,
     jobs: createLocalJobQueue({ db: db.kysely, dialect: db.dialect }),
     async close() {
-      await renderPool.close();
+      // By now the app has stopped its job queue, which waited for running renders and handed back the rest.
+      await renderPool.close({ force: true });
       await db.close();
     },
   };

@@ -163,10 +163,10 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   async function render(
     row: ExportRow,
     creative: CreativeRow,
+    signal: AbortSignal,
   ): Promise<{ bytes: Uint8Array; file?: undefined } | { file: string; bytes?: undefined }> {
     const settings = JSON.parse(row.settings) as RenderSettings;
     const document = documentOf(row);
-    const signal = AbortSignal.timeout(budgetOf(row.format));
     const base = { document, sizeIndex: creative.size_index, slideIndex: creative.slide_number ?? 0 };
     switch (row.format) {
       case 'pdf':
@@ -220,13 +220,14 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     await repo.markRendering(exportId, creativeId);
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
+    const budget = AbortSignal.timeout(budgetOf(row.format));
     try {
-      output = await render(row, creative);
+      output = await render(row, creative, budget);
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
         await repo.settleCreative(creativeId, { status: 'failed', code: error.code, message: error.message, renderMs });
-      } else if (isAbort(error)) {
+      } else if (isAbort(error) && budget.aborted) {
         await repo.settleCreative(creativeId, {
           status: 'failed',
           code: 'RENDER_TIMEOUT',
@@ -234,7 +235,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
           renderMs,
         });
       } else {
-        throw error; // the thread crashed: the queue retries, then onExhausted says RENDER_CRASHED
+        // The thread crashed (the queue retries, then onExhausted says RENDER_CRASHED), or the pool was closed at
+        // shutdown after the queue handed this job back: either way the file is not settled here.
+        throw error;
       }
       await finishWhenSettled(exportId);
       return;
