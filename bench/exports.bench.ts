@@ -73,7 +73,12 @@ async function startService() {
       { env, encoding: 'utf8' },
     ),
   ) as { clientId: string; clientSecret: string };
-  const child = spawn(process.execPath, ['bin/placard.js', 'serve'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_SERVICE_ARGS: extra node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
+  const nodeArgs = process.env.BENCH_SERVICE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/placard.js', 'serve'], {
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   let exited = false;
   child.once('exit', () => {
     exited = true;
