@@ -1,7 +1,7 @@
 // Web fonts of an HTML5 package: the font files the raster renderer drew each run with (font-registry aliases,
 // `family|variant|subset`), subset to the characters the package shows and re-encoded as woff2 (subset-font, i.e.
 // HarfBuzz). Every face gets the same ascent/descent overrides, so a line's baseline sits at a known distance from
-// the top of its box whatever the font (see BASELINE_SHIFT) and lines can be placed where the renderer placed them.
+// the top of its box whatever the font (see baselineOffset) and lines can be placed where the renderer placed them.
 import { readFile } from 'node:fs/promises';
 import subsetFont from 'subset-font';
 import { fontFile } from '../../fonts.js';
@@ -10,10 +10,14 @@ import { fontFile } from '../../fonts.js';
 const ASCENT = 0.8;
 const DESCENT = 0.2;
 /**
- * With line-height 0 a line box collapses onto the middle of its content area: its top lies (ASCENT − DESCENT) / 2
- * of the font size above the baseline.
+ * Distance from the top of a run's box to its baseline at `size` px. With line-height 1 the line box is the font size
+ * tall; Chromium rounds the (overridden) ascent and descent to whole pixels and centres them in it (measured).
  */
-export const BASELINE_SHIFT = (ASCENT - DESCENT) / 2;
+export function baselineOffset(size: number): number {
+  const ascent = Math.round(ASCENT * size);
+  const descent = Math.round(DESCENT * size);
+  return ascent + (size - ascent - descent) / 2;
+}
 
 interface Face {
   id: string;

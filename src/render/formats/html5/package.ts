@@ -201,7 +201,7 @@ export async function packageHtml5(
     `#ad{position:relative;overflow:hidden;width:${size.width}px;height:${size.height}px;background:${escapeHtml(size.backgroundColor ?? '#FFFFFF')}}`,
     '.s{position:absolute;left:0;top:0;width:100%;height:100%}',
     '.e{position:absolute;transform-origin:50% 50%}',
-    '.r{position:absolute;white-space:pre;line-height:0}',
+    '.r{position:absolute;white-space:pre;line-height:1}',
     faceCss,
     ...keyframes,
   ].join('\n');

@@ -1,10 +1,10 @@
 // Text of an HTML5 package, placed line by line and run by run where the raster renderer (text-layout.ts) placed it,
-// so the browser never re-wraps it: absolutely positioned runs with `white-space: pre` and `line-height: 0`, whose
-// baseline then sits BASELINE_SHIFT × size below their top (fonts.ts overrides every face's ascent and descent).
+// so the browser never re-wraps it: absolutely positioned runs with `white-space: pre` and `line-height: 1`, whose
+// baseline then sits baselineOffset(size) below their top (fonts.ts overrides every face's ascent and descent).
 // With convertCustomFonts the same runs go into a standalone SVG file (fonts embedded as data: URLs, since an SVG
 // shown by <img> may load nothing), for networks that accept no font files.
 import type { TextLayout } from '../../text-layout.js';
-import { BASELINE_SHIFT, type FontBook, type SubsetFace } from './fonts.js';
+import { baselineOffset, type FontBook, type SubsetFace } from './fonts.js';
 
 const num = (value: number) => String(Math.round(value * 1000) / 1000);
 
@@ -44,7 +44,7 @@ export function textSpans(layout: TextLayout, color: string, box: { width: numbe
       if (!run.text.trim()) continue;
       const font = book.use(run.font, run.text);
       const dir = run.direction === 'rtl' ? ';direction:rtl;unicode-bidi:isolate' : '';
-      html += `<span class="r" style="left:${num(run.x)}px;top:${num(line.baseline - BASELINE_SHIFT * font.size)}px;font:${font.font};letter-spacing:${num(layout.letterSpacing)}px${dir}">${escapeHtml(run.text)}</span>`;
+      html += `<span class="r" style="left:${num(run.x)}px;top:${num(line.baseline - baselineOffset(font.size))}px;font:${font.font};letter-spacing:${num(layout.letterSpacing)}px${dir}">${escapeHtml(run.text)}</span>`;
     }
   }
   if (!html) return '';
