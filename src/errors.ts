@@ -54,7 +54,7 @@ export const ERROR_CATALOGUE = {
   AD_NETWORK_RULE: {
     status: 422,
     description:
-      "An HTML5 package breaks a blocking packaging rule of its ad network (adnetworks.md); the message names the rules.",
+      'An HTML5 package breaks a blocking packaging rule of its ad network (adnetworks.md); the message names the rules.',
   },
   NOT_IMPLEMENTED: {
     status: 501,

@@ -57,8 +57,9 @@ export async function servePackage(page: Page, files: ReadonlyMap<string, Uint8A
 
 /** Waits for the fonts, then jumps every CSS animation to its end: the state once the ad has finished playing. */
 export async function finishAnimations(page: Page): Promise<void> {
-  await page.evaluate(async () => {
+  // A string, not a function: the test runner's transpiler would wrap a function in helpers the page lacks.
+  await page.evaluate(`(async () => {
     await document.fonts.ready;
     for (const animation of document.getAnimations()) animation.finish();
-  });
+  })()`);
 }
