@@ -73,12 +73,12 @@ export class FontBook {
   }
 
   /** The used faces subset to their characters; faces no character of which they hold are dropped by the caller. */
-  async subsets(): Promise<SubsetFace[]> {
+  async subsets(format: 'woff2' | 'woff' = 'woff2'): Promise<SubsetFace[]> {
     const out: SubsetFace[] = [];
     for (const face of this.faces.values()) {
       const path = fontFile(face.family, face.variant, face.subset, 'woff2');
       if (!path || face.chars.size === 0) continue;
-      const bytes = await subsetFont(await readFile(path), [...face.chars].join(''), { targetFormat: 'woff2' });
+      const bytes = await subsetFont(await readFile(path), [...face.chars].join(''), { targetFormat: format });
       const weight = Number.parseInt(face.variant, 10) || 400;
       const style = face.variant.endsWith('italic') ? 'italic' : 'normal';
       out.push({

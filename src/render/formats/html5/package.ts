@@ -168,12 +168,14 @@ export async function packageHtml5(
   }
 
   // Fonts: subset once every text is written; then the text SVGs that embed them.
-  const faces = await book.subsets();
+  // Text SVGs embed woff2 whatever the network: inside an SVG the font is data, not a file of the zip.
+  const faces = await book.subsets(settings.convertCustomFonts ? 'woff2' : settings.fontFormat);
   const faceCss = settings.convertCustomFonts
     ? ''
     : faces
         .map(
-          (face) => `@font-face{${face.descriptors};src:url(${addFile('font', 'woff2', face.bytes)}) format("woff2")}`,
+          (face) =>
+            `@font-face{${face.descriptors};src:url(${addFile('font', settings.fontFormat, face.bytes)}) format("${settings.fontFormat}")}`,
         )
         .join('');
   const facesById = new Map(faces.map((face) => [face.id, face]));

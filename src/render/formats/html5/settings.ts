@@ -11,7 +11,7 @@ export interface Html5Settings {
   networkId?: number;
   retina?: boolean;
   retinaOnly?: boolean;
-  /** Default: true for networks that accept Google Fonts only (Google Ads), false elsewhere. */
+  /** Default: true for networks that accept Google Fonts only or no font files (Google Ads, TTD), else false. */
   convertCustomFonts?: boolean | null;
   minifyHtml?: boolean;
   urlTarget?: UrlTarget;
@@ -26,6 +26,8 @@ export interface ResolvedHtml5Settings {
   /** Scales the images are written at. */
   scales: number[];
   convertCustomFonts: boolean;
+  /** The web font format the network accepts (CM360 lists woff but not woff2). */
+  fontFormat: 'woff2' | 'woff';
   minifyHtml: boolean;
   target: UrlTarget;
   /** The default value of the click variable ('' when none). */
@@ -72,11 +74,16 @@ export function resolveHtml5Settings(given: Html5Settings = {}): ResolvedHtml5Se
     }
   }
   const retinaOnly = given.retinaOnly === true;
+  const allowed = network.packaging.allowedExtensions;
+  const fontFormat = !allowed || allowed.includes('woff2') ? 'woff2' : allowed.includes('woff') ? 'woff' : null;
   return {
     network,
     quality,
     scales: retinaOnly ? [2] : given.retina ? [1, 2] : [1],
-    convertCustomFonts: given.convertCustomFonts ?? network.packaging.fonts === 'googleFontsOnly',
+    // Networks that take no font files (Google Ads, The Trade Desk) get their text as SVG unless told otherwise.
+    convertCustomFonts:
+      given.convertCustomFonts ?? (network.packaging.fonts === 'googleFontsOnly' || fontFormat === null),
+    fontFormat: fontFormat ?? 'woff2',
     minifyHtml: given.minifyHtml === true,
     target,
     clickUrl,

@@ -150,10 +150,12 @@ export function validatePackage(network: AdNetworkDef, facts: PackageFacts): Fin
   const library = network.packaging.clickThrough.library;
   const allowedHosts = new Set([...rules.allowedHosts, ...(library ? [hostOf(library)] : [])]);
   if (network.packaging.clickThrough.kind === 'sizmekEB') allowedHosts.add('secure-ds.serving-sys.com');
-  for (const name of names.filter((n) => TEXT_EXTENSIONS.has(extensionOf(n)))) {
+  // original/ holds the unminified source Yahoo asks for beside the build: a copy for people, never served.
+  for (const name of names.filter((n) => TEXT_EXTENSIONS.has(extensionOf(n)) && !n.startsWith('original/'))) {
     const body = text(name);
     const dir = name.includes('/') ? name.slice(0, name.lastIndexOf('/') + 1) : '';
-    for (const ref of referencesOf(body)) {
+    // Script bodies build strings, not references (Adform's loader writes a <script src> with document.write).
+    for (const ref of referencesOf(body.replace(/(<script[^>]*>)[\s\S]*?(<\/script>)/gi, '$1$2'))) {
       if (/^(?:https?:)?\/\//.test(ref)) continue;
       const target = (dir + ref.split(/[?#]/)[0]).replace(/^\.\//, '');
       referenced.add(target);
@@ -179,7 +181,7 @@ export function validatePackage(network: AdNetworkDef, facts: PackageFacts): Fin
   }
   if (rules.unreferencedFilesForbidden) {
     for (const name of names) {
-      if (!referenced.has(name) && !name.startsWith('manifest.')) {
+      if (!referenced.has(name) && !name.startsWith('manifest.') && !name.startsWith('original/')) {
         block('unreferenced', `${name} is not referenced; ${network.name} refuses unreferenced files`);
       }
     }
