@@ -220,6 +220,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     setMissingThumbnail: (hash, key) =>
       createDesignRepository(db.kysely, db.dialect).setMissingThumbnailByHash(hash, key),
     stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
+    videoBudgetMs: config.renderTimeouts.videoSeconds * 1000,
     onRendered: (format, seconds) => metrics.renderSeconds.observe({ format }, seconds),
     onFinished: (type, status) => metrics.exportsFinished.inc({ type, status }),
     log: app.log,

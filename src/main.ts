@@ -123,7 +123,10 @@ export async function main(argv: string[]) {
           return;
         }
         // The render needs no database; only PLACARD_ALLOW_PRIVATE_URLS of the configuration applies.
-        return process.exit(await runRender(rest, { allowPrivateUrls: loadConfig().allowPrivateUrls }));
+        const config = loadConfig();
+        return process.exit(
+          await runRender(rest, { allowPrivateUrls: config.allowPrivateUrls, ffmpegPath: config.ffmpegPath }),
+        );
       }
       case 'worker':
         return fail(

@@ -35,7 +35,11 @@ export interface Runtime {
 function lazyRenderPool(config: Readonly<Config>): RenderPool {
   let pool: RenderPool | null = null;
   const started = () => {
-    pool ??= createRenderPool({ threads: config.renderThreads, allowPrivateUrls: config.allowPrivateUrls });
+    pool ??= createRenderPool({
+      threads: config.renderThreads,
+      allowPrivateUrls: config.allowPrivateUrls,
+      ffmpegPath: config.ffmpegPath,
+    });
     return pool;
   };
   return {

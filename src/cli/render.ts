@@ -8,27 +8,30 @@ import { Ajv } from 'ajv';
 import { type Static, Type } from 'typebox';
 import { applyChanges } from '../domain/changes.js';
 import { type DesignDocument, readDocument } from '../domain/design.schema.js';
-import { type PlannedFile, planFiles } from '../domain/export-plan.js';
+import { animatedDurationProblem, type PlannedFile, planFiles } from '../domain/export-plan.js';
 import { AppError } from '../errors.js';
 import { ElementsChanges, GeneralChanges } from '../http/schemas/templates.js';
 import { describeValidation, pointerToPath } from '../http/validation.js';
 import { type AssetFetcher, createAssetFetcher } from '../render/assets.js';
 import { catalogueFonts } from '../render/fonts.js';
+import { renderGif, renderMp4 } from '../render/formats/animated.js';
+import type { GifPreset } from '../render/formats/gif.js';
 import { PDF_PRESETS, type PdfPreset, renderPdf } from '../render/formats/pdf.js';
 import { outputDimensions, type RasterFormat, renderImage } from '../render/pipeline.js';
 
 export const RENDER_USAGE = `usage: placard render <document.json> --format png|jpg|webp|pdf|gif|mp4|html --out <path>
                       [--changes <file>] [--size <size hash or WxH>]... [--scale N] [--quality N] [--fps N]
-                      [--pdf-preset PDF_STANDARD|PDF_PRINT] [--slide N]...
+                      [--pdf-preset PDF_STANDARD|PDF_PRINT] [--slide N]... [--gif-preset P]
 
-  --format      png, jpg (jpeg), webp, pdf; gif, mp4 and html (html5) are not available yet
+  --format      png, jpg (jpeg), webp, pdf, gif, mp4; html (html5) is not available yet
   --out         the file to write; a directory when the render makes several files (several sizes, or a raster
                 format and several slides), which are then named as exports name them: <design>-<W>x<H>[-<slide>].<ext>
   --changes     a JSON file { "elementsChanges": [...], "generalChanges": {...} } as POST /v1/export-with-changes takes
   --size        a size hash of the document or WxH; repeat for several; default every size
   --scale       output pixels per design pixel (png, jpg, webp), greater than 0 and at most 16; default 1
   --quality     1 to 100 (jpg, webp); default 90
-  --fps         1 to 60 (mp4)
+  --fps         1 to 60 (mp4); default 30
+  --gif-preset  highQuality (default), optimized or static (gif)
   --pdf-preset  PDF_STANDARD (default) or PDF_PRINT (3 mm bleed, crop marks, PDF/A-2b metadata)
   --slide       a slide to put in the PDF, counting from 0; repeat for several; default every slide
 
@@ -49,7 +52,7 @@ const FORMATS: Record<string, Format> = {
 };
 
 /** Formats whose encoders arrive with later issues: refused clearly rather than half made. */
-const NOT_YET: ReadonlySet<Format> = new Set(['gif', 'mp4', 'html']);
+const NOT_YET: ReadonlySet<Format> = new Set(['html']);
 
 /** Bad usage of the command itself (flags, files), as opposed to invalid input, an AppError with the API's code. */
 class UsageError extends Error {
@@ -67,6 +70,8 @@ export interface RenderCommandOptions {
   allowPrivateUrls?: boolean;
   /** Fetches media; default: one built from `allowPrivateUrls`. */
   fetcher?: AssetFetcher;
+  /** FFMPEG_PATH: the ffmpeg of gif/mp4 renders; default the bundled one. */
+  ffmpegPath?: string | null;
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
 }
@@ -81,7 +86,11 @@ interface Args {
   quality?: number;
   preset: PdfPreset;
   slides?: number[];
+  fps?: number;
+  gifPreset: GifPreset;
 }
+
+const GIF_PRESETS: readonly GifPreset[] = ['highQuality', 'optimized', 'static'];
 
 function numberFlag(
   name: string,
@@ -118,6 +127,7 @@ function parse(argv: string[]): Args {
       quality: { type: 'string' },
       fps: { type: 'string' },
       'pdf-preset': { type: 'string' },
+      'gif-preset': { type: 'string' },
       slide: { type: 'string', multiple: true },
     },
   });
@@ -136,7 +146,10 @@ function parse(argv: string[]): Args {
   if (!(PDF_PRESETS as readonly string[]).includes(preset)) {
     throw new UsageError(`--pdf-preset must be one of ${PDF_PRESETS.join(', ')}, received '${values['pdf-preset']}'`);
   }
-  numberFlag('fps', values.fps, { integer: true, min: 1, max: 60 });
+  const gifPreset = GIF_PRESETS.find((p) => p.toLowerCase() === (values['gif-preset'] ?? 'highQuality').toLowerCase());
+  if (!gifPreset) {
+    throw new UsageError(`--gif-preset must be one of ${GIF_PRESETS.join(', ')}, received '${values['gif-preset']}'`);
+  }
   return {
     document: positionals[0],
     format,
@@ -146,6 +159,8 @@ function parse(argv: string[]): Args {
     scale: numberFlag('scale', values.scale, { integer: false, min: 0, max: 16, exclusiveMin: true }) ?? 1,
     quality: numberFlag('quality', values.quality, { integer: true, min: 1, max: 100 }),
     preset: preset as PdfPreset,
+    fps: numberFlag('fps', values.fps, { integer: true, min: 1, max: 60 }),
+    gifPreset,
     slides: values.slide?.map(
       (slide) => numberFlag('slide', slide, { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER })!,
     ),
@@ -240,27 +255,40 @@ async function render(args: Args, options: RenderCommandOptions, print: (text: s
       `--format ${args.format} is not available yet in this version of placard render; use png, jpg, webp or pdf`,
     );
   }
-  const format = args.format as RasterFormat | 'pdf';
+  const format = args.format as RasterFormat | 'pdf' | 'gif' | 'mp4';
   let document = readDocument(readJson(args.document, 'document'));
   if (args.changes) document = withChanges(document, args.changes);
   const sizes = selectSizes(document, args.sizes);
   // Checked for every size before anything is written: a scale too large for one size fails the whole render.
   if (format !== 'pdf') for (const s of sizes) outputDimensions(document.sizes[s], args.scale);
+  if (format === 'mp4' || (format === 'gif' && args.gifPreset !== 'static')) {
+    for (const s of sizes) {
+      const problem = animatedDurationProblem(document.sizes[s], format);
+      if (problem) throw new AppError('UNPROCESSABLE', problem);
+    }
+  }
   const jobs = planFiles(document, document.name, sizes, format);
   const files = targets(args.out, jobs);
   const fetcher = options.fetcher ?? createAssetFetcher({ allowPrivateUrls: options.allowPrivateUrls ?? false });
+  const animated = { fetcher, ffmpegPath: options.ffmpegPath };
   for (const [i, job] of jobs.entries()) {
-    const bytes =
-      format === 'pdf'
-        ? await renderPdf(document, job.sizeIndex, { preset: args.preset, slides: args.slides, fetcher })
-        : await renderImage(document, job.sizeIndex, job.slide!, {
-            format,
-            scale: args.scale,
-            quality: args.quality,
-            fetcher,
-          });
     fs.mkdirSync(path.dirname(files[i]), { recursive: true });
-    fs.writeFileSync(files[i], bytes);
+    if (format === 'mp4') {
+      await renderMp4(document, job.sizeIndex, files[i], { ...animated, fps: args.fps });
+    } else {
+      const bytes =
+        format === 'pdf'
+          ? await renderPdf(document, job.sizeIndex, { preset: args.preset, slides: args.slides, fetcher })
+          : format === 'gif'
+            ? await renderGif(document, job.sizeIndex, args.gifPreset, animated)
+            : await renderImage(document, job.sizeIndex, job.slide!, {
+                format,
+                scale: args.scale,
+                quality: args.quality,
+                fetcher,
+              });
+      fs.writeFileSync(files[i], bytes);
+    }
     print(`${files[i]}\n`);
   }
 }

@@ -1,7 +1,8 @@
 // Which files an export (or `placard render`) makes and what they are called (SPEC §5, §6): raster formats make one
 // file per slide of each size, the others one file per size; names are `<name>-<W>x<H>[-<slide + 1>].<ext>`, safe on
 // every OS. Pure, shared by the export service and the CLI so that both name files the same way.
-import type { DesignDocument } from './design.schema.js';
+import type { DesignDocument, DesignSize } from './design.schema.js';
+import { sizeDuration } from './timeline.js';
 
 /** Formats whose files hold one slide each; every other format makes one file of the whole size. */
 export const PER_SLIDE_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp']);
@@ -72,4 +73,17 @@ export function planFiles(
     }
   }
   return files;
+}
+
+/** SPEC §9: an animated export (MP4, animated GIF) lasts at most 5 minutes. */
+export const MAX_ANIMATED_SECONDS = 300;
+
+/** Why a size cannot be played as `format`, or null: the API and `placard render` refuse it with this sentence. */
+export function animatedDurationProblem(
+  size: Pick<DesignSize, 'width' | 'height' | 'slides'>,
+  format: string,
+): string | null {
+  const seconds = sizeDuration(size);
+  if (seconds <= MAX_ANIMATED_SECONDS) return null;
+  return `type: ${format} plays the slides of ${size.width}x${size.height} for ${seconds} s, longer than the ${MAX_ANIMATED_SECONDS} s (5 minutes) an animated export may last (SPEC §9); shorten its slides' durations`;
 }

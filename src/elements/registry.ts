@@ -2,6 +2,8 @@
 // document schema, element changes, the elements endpoint, the renderer) asks `kindOf`. Adding a type means one new
 // folder under elements/ and one line in ELEMENT_KINDS.
 import { type TSchema, Type } from 'typebox';
+import { audioKind } from './audio/index.js';
+import type { AudioElement } from './audio/schema.js';
 import { buttonKind } from './button/index.js';
 import type { ButtonElement } from './button/schema.js';
 import { codeKind } from './code/index.js';
@@ -20,11 +22,28 @@ import { videoKind } from './video/index.js';
 import type { VideoElement } from './video/schema.js';
 
 /** Any element of a design document. */
-export type Layer = TextElement | ImageElement | ShapeElement | ButtonElement | SvgElement | CodeElement | VideoElement;
+export type Layer =
+  | TextElement
+  | ImageElement
+  | ShapeElement
+  | ButtonElement
+  | SvgElement
+  | CodeElement
+  | VideoElement
+  | AudioElement;
 export type LayerType = Layer['type'];
 
 /** Every kind, in the order the published schema lists them. */
-export const ELEMENT_KINDS = [textKind, imageKind, shapeKind, buttonKind, svgKind, codeKind, videoKind] as const;
+export const ELEMENT_KINDS = [
+  textKind,
+  imageKind,
+  shapeKind,
+  buttonKind,
+  svgKind,
+  codeKind,
+  videoKind,
+  audioKind,
+] as const;
 
 export const ELEMENT_TYPES = ELEMENT_KINDS.map((kind) => kind.type) as LayerType[];
 

@@ -6,15 +6,23 @@
 // with RENDER_CRASHED; one past its time budget fails with RENDER_TIMEOUT; a bad media source fails that file with
 // SOURCE_REJECTED while the other files of the set still complete. A sweep enqueues whatever an unfinished export
 // might be missing (a crash between a commit and its enqueue); enqueueing an existing job id does nothing.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { BroadcastChannel } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import yazl from 'yazl';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { PdfPreset } from '../render/formats/pdf.js';
+import type { GifPreset } from '../render/formats/gif.js';
+import type { RasterFormat } from '../render/pipeline.js';
 import type { RenderPool } from '../render/pool.js';
+import { PROGRESS_CHANNEL, type ProgressMessage } from '../render/progress.js';
+import type { RenderSettings } from '../services/export.service.js';
 import type { ErrorLog, ExportLinks } from '../services/export-view.js';
 import { presentExport } from '../services/export-view.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
@@ -32,7 +40,15 @@ const CONTENT_TYPES: Record<string, string> = {
   jpg: 'image/jpeg',
   webp: 'image/webp',
   pdf: 'application/pdf',
+  gif: 'image/gif',
+  mp4: 'video/mp4',
 };
+
+/** Formats whose file is one picture of the final state, fit to be a thumbnail. */
+const STILL_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp']);
+
+/** Formats whose render draws a timeline: they get the video time budget and report their progress. */
+const ANIMATED_FORMATS: ReadonlySet<string> = new Set(['gif', 'mp4']);
 
 export interface ExportProcessorLog {
   error(details: object, message: string): void;
@@ -62,6 +78,8 @@ export interface ExportProcessorOptions {
   setMissingThumbnail?: (designHash: string, key: string) => Promise<boolean>;
   /** Time budget of one still render (config.renderTimeouts.stillSeconds × 1000). */
   stillBudgetMs: number;
+  /** Time budget of one GIF or MP4 render (config.renderTimeouts.videoSeconds × 1000). Default 10 minutes. */
+  videoBudgetMs?: number;
   /** How often unfinished exports are checked for missing jobs. Default 60 000; 0 only at start. */
   sweepIntervalMs?: number;
   onRendered?: (format: string, seconds: number) => void;
@@ -114,6 +132,19 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   // The creatives of one export all render the same document: parse it once per export, not once per file.
   const documents = new LRUCache<string, DesignDocument>({ max: 64 });
   let timer: NodeJS.Timeout | null = null;
+  let progress: BroadcastChannel | null = null;
+
+  /** GIF and MP4 renders post their progress from the render threads (worker.ts); it is kept on the creative. */
+  function listenToProgress(): void {
+    progress = new BroadcastChannel(PROGRESS_CHANNEL);
+    progress.unref();
+    progress.onmessage = (event) => {
+      const { id, progress: value } = (event as { data: ProgressMessage }).data;
+      repo
+        .setProgress(id, value)
+        .catch((error) => options.log?.error({ err: error, creativeId: id }, 'export: recording progress failed'));
+    };
+  }
 
   function documentOf(row: ExportRow): DesignDocument {
     let doc = documents.get(row.id);
@@ -131,27 +162,58 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     }
   }
 
-  async function render(row: ExportRow, creative: CreativeRow): Promise<Uint8Array> {
-    const settings = JSON.parse(row.settings) as { scale?: number; pdfPreset?: PdfPreset; slide?: number[] };
+  function budgetOf(format: string): number {
+    return ANIMATED_FORMATS.has(format) ? (options.videoBudgetMs ?? 600_000) : options.stillBudgetMs;
+  }
+
+  /** The file of one creative: bytes, or (MP4) a temporary file that the render wrote and the caller removes. */
+  async function render(
+    row: ExportRow,
+    creative: CreativeRow,
+  ): Promise<{ bytes: Uint8Array; file?: undefined } | { file: string; bytes?: undefined }> {
+    const settings = JSON.parse(row.settings) as RenderSettings;
     const document = documentOf(row);
-    const job =
-      row.format === 'pdf'
-        ? {
-            document,
-            sizeIndex: creative.size_index,
-            slideIndex: 0,
-            format: 'pdf' as const,
-            pdfPreset: settings.pdfPreset,
-            slides: settings.slide?.length ? settings.slide : undefined,
-          }
-        : {
-            document,
-            sizeIndex: creative.size_index,
-            slideIndex: creative.slide_number ?? 0,
-            format: row.format as 'png' | 'jpg' | 'webp',
-            scale: settings.scale,
-          };
-    return pool.render(job, { signal: AbortSignal.timeout(options.stillBudgetMs) });
+    const signal = AbortSignal.timeout(budgetOf(row.format));
+    const base = { document, sizeIndex: creative.size_index, slideIndex: creative.slide_number ?? 0 };
+    switch (row.format) {
+      case 'pdf':
+        return {
+          bytes: await pool.render(
+            {
+              ...base,
+              format: 'pdf',
+              pdfPreset: settings.pdfPreset,
+              slides: settings.slide?.length ? settings.slide : undefined,
+            },
+            { signal },
+          ),
+        };
+      case 'gif':
+        return {
+          bytes: await pool.render(
+            { ...base, format: 'gif', gifPreset: settings.gifPreset as GifPreset, progressId: creative.id },
+            { signal },
+          ),
+        };
+      case 'mp4': {
+        // Written to a file by the render thread and streamed from there: a 60 s story is never held in memory.
+        const file = path.join(os.tmpdir(), `placard-${creative.id}-${randomBytes(4).toString('hex')}.mp4`);
+        try {
+          await pool.render(
+            { ...base, format: 'mp4', fps: settings.targetFPS, out: file, progressId: creative.id },
+            { signal },
+          );
+        } catch (error) {
+          await fs.promises.rm(file, { force: true });
+          throw error;
+        }
+        return { file };
+      }
+      default:
+        return {
+          bytes: await pool.render({ ...base, format: row.format as RasterFormat, scale: settings.scale }, { signal }),
+        };
+    }
   }
 
   async function renderCreative(job: Job<'export.creative'>): Promise<void> {
@@ -164,9 +226,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     }
     await repo.markRendering(exportId, creativeId);
     const started = performance.now();
-    let bytes: Uint8Array;
+    let output: Awaited<ReturnType<typeof render>>;
     try {
-      bytes = await render(row, creative);
+      output = await render(row, creative);
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
@@ -175,7 +237,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         await repo.settleCreative(creativeId, {
           status: 'failed',
           code: 'RENDER_TIMEOUT',
-          message: `rendering ${creative.file_name} took longer than its budget of ${options.stillBudgetMs / 1000} s`,
+          message: `rendering ${creative.file_name} took longer than its budget of ${budgetOf(row.format) / 1000} s`,
           renderMs,
         });
       } else {
@@ -188,13 +250,17 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     options.onRendered?.(row.format, renderMs / 1000);
     // One key per creative: a retry after a crash writes the same object again.
     const key = `exports/${exportId}/${creativeId}.${row.format}`;
+    let size: number;
     try {
-      await blobs.put(key, bytes, CONTENT_TYPES[row.format] ?? 'application/octet-stream');
+      const body = output.file === undefined ? output.bytes : fs.createReadStream(output.file);
+      ({ size } = await blobs.put(key, body, CONTENT_TYPES[row.format] ?? 'application/octet-stream'));
     } catch (error) {
       throw new StorageError(`storing ${creative.file_name} failed: ${(error as Error).message}`, { cause: error });
+    } finally {
+      if (output.file !== undefined) await fs.promises.rm(output.file, { force: true });
     }
-    await repo.settleCreative(creativeId, { status: 'complete', blobKey: key, bytes: bytes.byteLength, renderMs });
-    await thumbnailFrom(row, creative, bytes);
+    await repo.settleCreative(creativeId, { status: 'complete', blobKey: key, bytes: size, renderMs });
+    if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
     await finishWhenSettled(exportId);
   }
 
@@ -205,7 +271,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
    */
   async function thumbnailFrom(row: ExportRow, creative: CreativeRow, bytes: Uint8Array): Promise<void> {
     const { thumbnails, setMissingThumbnail } = options;
-    if (!thumbnails || !setMissingThumbnail || !row.new_design_hash || row.format === 'pdf') return;
+    // Only a still's picture is a thumbnail (a GIF's first frame is the start of its animation, not the final state).
+    if (!thumbnails || !setMissingThumbnail || !row.new_design_hash || !STILL_FORMATS.has(row.format)) return;
     if (creative.size_index !== 0 || (creative.slide_number ?? 0) !== 0) return;
     try {
       const size = documentOf(row).sizes[0];
@@ -341,6 +408,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
     /** Makes sure every export accepted before now has its jobs, then keeps checking. */
     async start(): Promise<void> {
+      listenToProgress();
       await sweep(new Date(Date.now() + 1).toISOString()).catch((error) =>
         options.log?.error({ err: error }, 'export: recovery sweep failed'),
       );
@@ -358,6 +426,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     stop(): void {
       if (timer) clearInterval(timer);
       timer = null;
+      progress?.close();
+      progress = null;
     },
   };
 }

@@ -56,6 +56,8 @@ export interface FetchedMedia {
   height?: number;
   /** Audio and video; absent when no ffprobe is available here. */
   durationSeconds?: number;
+  /** Video: whether it has a sound track; absent when no ffprobe is available here. */
+  hasAudio?: boolean;
   /** Hex SHA-256 of the bytes. */
   sha256: string;
 }
@@ -285,7 +287,7 @@ export function createAssetFetcher(options: AssetFetcherOptions): AssetFetcher {
     origin: string,
     bytes: Buffer,
     media: Sniffed,
-  ): Promise<Pick<Media, 'width' | 'height' | 'durationSeconds'>> {
+  ): Promise<Pick<Media, 'width' | 'height' | 'durationSeconds' | 'hasAudio'>> {
     if (media.format === 'svg') {
       const unsafe = unsafeSvgReason(bytes);
       if (unsafe) throw rejected(origin, `${unsafe}; SVG sources may not carry active content`);
@@ -334,7 +336,7 @@ export function createAssetFetcher(options: AssetFetcherOptions): AssetFetcher {
       );
     }
     return media.kind === 'VIDEO'
-      ? { width: probed.width, height: probed.height, durationSeconds: duration }
+      ? { width: probed.width, height: probed.height, durationSeconds: duration, hasAudio: probed.hasAudio }
       : { durationSeconds: duration };
   }
 

@@ -2,7 +2,7 @@
 // `cover` fills the box and crops, keeping the focal point (focalX, focalY in 0..1 of the image) as close to the
 // same relative place in the box as the crop allows — so (0.5, 0.5) is object-position: center and (0, 0) keeps the
 // top-left corner. An optional corner radius clips the box. Used by image, code posters and video frames.
-import type { Image, SKRSContext2D } from '@napi-rs/canvas';
+import type { Canvas, Image, SKRSContext2D } from '@napi-rs/canvas';
 
 export type Fit = 'cover' | 'contain' | 'fill';
 
@@ -53,7 +53,7 @@ export function placeImage(
 /** Draws `image` fitted into the box (0, 0, width, height); restores the context's state. */
 export function drawFitted(
   ctx: SKRSContext2D,
-  image: Image,
+  image: Image | Canvas,
   width: number,
   height: number,
   options: FitOptions = {},

@@ -36,6 +36,8 @@ export interface FrameOptions {
    * Default false: exports must fail the creative (SPEC §5); thumbnails draw what they can.
    */
   skipRejectedSources?: boolean;
+  /** Animated renders: the current frame of each video element (DrawContext.videoFrame). */
+  videoFrame?: DrawContext['videoFrame'];
 }
 
 export interface RenderedFrame {
@@ -50,6 +52,12 @@ let threadFetcher: AssetFetcher | undefined;
 /** Sets the fetcher renders on this thread use by default (the worker sets one built from the service's config). */
 export function setRenderFetcher(fetcher: AssetFetcher): void {
   threadFetcher = fetcher;
+}
+
+/** The fetcher renders on this thread use when given none. */
+export function renderFetcher(): AssetFetcher {
+  threadFetcher ??= createAssetFetcher({ allowPrivateUrls: false });
+  return threadFetcher;
 }
 
 /** The fetcher of a render: the one given, else this thread's (the HTML5 packager fetches SVG and video files too). */
@@ -120,11 +128,12 @@ export function drawFrame(
   size: DesignSize,
   slide: Slide,
   assets: ResolvedAssets,
-  options: Pick<FrameOptions, 'time' | 'scale' | 'output'> = {},
+  options: Pick<FrameOptions, 'time' | 'scale' | 'output' | 'videoFrame'> = {},
 ): void {
   const dc: DrawContext = {
     ctx,
     assets,
+    videoFrame: options.videoFrame,
     time: options.time ?? Number.POSITIVE_INFINITY,
     output: options.output ?? 'raster',
   };

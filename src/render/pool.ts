@@ -20,6 +20,8 @@ export interface RenderPoolOptions {
   threads: number;
   /** Let media URLs reach private addresses (config.allowPrivateUrls; tests). */
   allowPrivateUrls: boolean;
+  /** FFMPEG_PATH (config.ffmpegPath): a system ffmpeg preferred over the bundled one. */
+  ffmpegPath?: string | null;
 }
 
 export interface RenderPool {
@@ -44,7 +46,10 @@ export function workerFile(): string {
 
 export function createRenderPool(options: RenderPoolOptions): RenderPool {
   const threads = Math.max(1, Math.floor(options.threads));
-  const workerData: RenderWorkerData = { allowPrivateUrls: options.allowPrivateUrls };
+  const workerData: RenderWorkerData = {
+    allowPrivateUrls: options.allowPrivateUrls,
+    ffmpegPath: options.ffmpegPath ?? null,
+  };
   const piscina = new Piscina<RenderJob, RenderOutcome>({
     filename: workerFile(),
     minThreads: threads,

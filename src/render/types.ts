@@ -1,6 +1,6 @@
 // The contract between the render pipeline and the element kinds. One drawing path serves every output: a kind draws
 // into a CanvasRenderingContext2D that belongs either to a raster canvas or to a PDF page.
-import type { Image, SKRSContext2D } from '@napi-rs/canvas';
+import type { Canvas, Image, SKRSContext2D } from '@napi-rs/canvas';
 
 /** Decoded media, resolved before drawing (in parallel, deduplicated, cached per thread). */
 export interface ResolvedAssets {
@@ -19,6 +19,11 @@ export interface DrawContext {
   assets: ResolvedAssets;
   /** Seconds since the slide started; stills draw the final state (Number.POSITIVE_INFINITY). */
   time: number;
+  /**
+   * Animated renders: the frame a video element shows at `time` (render/animation.ts), undefined to show the still
+   * frame (stills, the final frame, or no ffmpeg here).
+   */
+  videoFrame?: (element: { type: 'video'; name: string }) => Canvas | undefined;
   /** PDF keeps text as text and images at full resolution; raster may take shortcuts that only pixels see. */
   output: 'raster' | 'pdf';
 }

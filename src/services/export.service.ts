@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
-import { PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
+import { animatedDurationProblem, PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { webhookUrlProblem } from '../events/deliveries.js';
 import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
@@ -26,7 +26,7 @@ import { documentOf } from './design.service.js';
 import { type ExportLinks, presentExport } from './export-view.js';
 
 /** Formats this version renders; the others answer 501 until their issue lands. */
-export const RENDERED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp', 'pdf']);
+export const RENDERED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp', 'pdf', 'gif', 'mp4']);
 
 const ALIASES: Record<string, string> = { jpeg: 'jpg', html5: 'html' };
 
@@ -124,7 +124,7 @@ interface Plan {
 function notImplemented(type: string, format: string): AppError {
   return new AppError(
     'NOT_IMPLEMENTED',
-    `type: ${JSON.stringify(type)} (${format}) is not rendered by this version yet; available types: png, jpg (jpeg), webp, pdf`,
+    `type: ${JSON.stringify(type)} (${format}) is not rendered by this version yet; available types: png, jpg (jpeg), webp, pdf, gif, mp4`,
   );
 }
 
@@ -179,6 +179,10 @@ function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
     }
     if (plan.format === 'pdf' && plan.settings.slide?.length) {
       selectSlides({ ...size, slideCount: size.slides.length }, plan.settings.slide);
+    }
+    if (plan.format === 'mp4' || (plan.format === 'gif' && plan.settings.gifPreset !== 'static')) {
+      const problem = animatedDurationProblem(size, plan.format);
+      if (problem) throw new AppError('UNPROCESSABLE', problem);
     }
   }
 }

@@ -320,9 +320,26 @@ describe('placard render: invalid input exits 2 with the API code and message', 
     assert.match(json.stderr, /^INVALID_JSON: .*garbage\.json: the document is not valid JSON/);
   });
 
-  test('gif, mp4 and html are refused as not available yet', () => {
-    const run = placard(SET, '--format', 'gif', '--out', fresh('never.gif'));
+  test('gif and mp4 of every size, named as exports name them; html is refused as not available yet', async () => {
+    const dir = fresh('motion');
+    const gif = await render(SET, '--format', 'gif', '--gif-preset', 'static', '--out', dir);
+    assert.equal(gif.status, 0, gif.stderr);
+    const gifs = fs.readdirSync(dir).sort();
+    assert.ok(gifs.length >= 2 && gifs.every((name) => /-\d+x\d+\.gif$/.test(name)), gifs.join(', '));
+    for (const name of gifs) assert.equal(fs.readFileSync(path.join(dir, name)).subarray(0, 6).toString(), 'GIF89a');
+
+    const one = JSON.parse(fs.readFileSync(SET, 'utf8'));
+    const [w, h] = [one.sizes[0].width, one.sizes[0].height];
+    const mp4 = await render(SET, '--format', 'mp4', '--fps', '5', '--size', `${w}x${h}`, '--out', fresh('one.mp4'));
+    assert.equal(mp4.status, 0, mp4.stderr);
+    assert.equal(fs.readFileSync(fresh('one.mp4')).subarray(4, 8).toString(), 'ftyp');
+
+    const badPreset = await render(SET, '--format', 'gif', '--gif-preset', 'tiny', '--out', fresh('n.gif'));
+    assert.equal(badPreset.status, 2);
+    assert.match(badPreset.stderr, /--gif-preset must be one of highQuality, optimized, static, received 'tiny'/);
+
+    const run = placard(SET, '--format', 'html', '--out', fresh('never.zip'));
     assert.equal(run.status, 2);
-    assert.match(run.stderr, /^NOT_IMPLEMENTED: --format gif is not available yet/);
+    assert.match(run.stderr, /^NOT_IMPLEMENTED: --format html is not available yet/);
   });
 });

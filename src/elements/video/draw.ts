@@ -1,6 +1,6 @@
 // Stills show a video element's frame at trimStart, fitted like an image. The frame comes from ffmpeg
 // (render/video-frame.ts); where this machine has no ffmpeg the asset stage resolves nothing and the box stays empty.
-// Animated exports (MP4, HTML5) play the video itself and do not come through here.
+// Animated exports draw the frame showing at their time (DrawContext.videoFrame, render/animation.ts).
 import { drawFitted } from '../../render/fit.js';
 import { videoFrameSource } from '../../render/image-source.js';
 import type { DrawContext } from '../../render/types.js';
@@ -11,7 +11,7 @@ export function imagesOfVideo(element: VideoElement): string[] {
 }
 
 export function drawVideo(element: VideoElement, dc: DrawContext): void {
-  const frame = dc.assets.image(videoFrameSource(element.src, element.trimStart ?? 0));
+  const frame = dc.videoFrame?.(element) ?? dc.assets.image(videoFrameSource(element.src, element.trimStart ?? 0));
   if (!frame) return;
   drawFitted(dc.ctx, frame, element.width, element.height, { fit: element.fit ?? 'cover' });
 }

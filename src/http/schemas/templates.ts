@@ -163,7 +163,7 @@ export const ReplaceDocumentResponse = Ok(
   }),
 );
 
-export const LAYER_TYPES = ['text', 'image', 'shape', 'button', 'svg', 'code', 'video'] as const;
+export const LAYER_TYPES = ['text', 'image', 'shape', 'button', 'svg', 'code', 'video', 'audio'] as const;
 
 export const EditableElement = Type.Object({
   name: Type.String({ description: 'The key of element changes' }),

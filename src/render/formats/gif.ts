@@ -13,7 +13,13 @@
 //   static: one frame as highQuality      6 ms    15 kB      51 ms    27 kB
 // highQuality spends ~20 ms a photo-like frame quantising, ~20 ms mapping with dithering and a few ms in LZW.
 // Every preset merges consecutive identical frames into one (their delays added): a viewer cannot tell the difference.
-import gifenc, { type GifencFrameOptions, type GifencPalette } from 'gifenc';
+import { createRequire } from 'node:module';
+import type { GifencFrameOptions, GifencPalette } from 'gifenc';
+
+// Required, not imported: gifenc is CommonJS built by esbuild, which flags itself __esModule without a default export.
+// A default import works under Node's ESM loader (module.exports) but is undefined where the module is compiled to
+// CommonJS (the render threads under tsx), which broke GIF renders there.
+const gifenc = createRequire(import.meta.url)('gifenc') as typeof import('gifenc').default;
 
 export interface GifFrame {
   /** width × height × 4 bytes, RGBA, opaque. The encoder copies what it keeps: the caller may reuse the buffer. */

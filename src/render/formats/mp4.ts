@@ -39,6 +39,8 @@ export interface Mp4AudioTrack {
   volume: number;
   /** Play the file again and again until the video ends. Default false. */
   loop?: boolean;
+  /** Seconds into the file where playing starts (a video's trimStart). Default 0. */
+  from?: number;
 }
 
 export interface Mp4Options {
@@ -136,7 +138,12 @@ export function mp4Arguments(options: Omit<Mp4Options, 'frames' | 'signal' | 'on
     String(fps),
     '-i',
     'pipe:0',
-    ...audio.flatMap((track) => [...(track.loop ? ['-stream_loop', '-1'] : []), '-i', track.file]),
+    ...audio.flatMap((track) => [
+      ...(track.loop ? ['-stream_loop', '-1'] : []),
+      ...(track.from ? ['-ss', String(track.from)] : []),
+      '-i',
+      track.file,
+    ]),
     '-filter_complex',
     graph.join(';'),
     '-map',
@@ -259,14 +266,22 @@ async function feed(options: Mp4Options, stdin: Writable, exited: Promise<unknow
   const { width, height, fps, durationSeconds, signal, onProgress } = options;
   const bytes = width * height * 4;
   const total = Math.max(1, Math.round(durationSeconds * fps));
+  // Each wait races against a fresh promise that the stop wakes. Racing every frame against one long-lived "stopped"
+  // promise would leak: each race leaves a reaction on it that keeps the race's result — the frame — alive until the
+  // encode ends (measured: 300 frames of 1080x1920 held 2.5 GB).
   let stop = false;
-  const stopped = new Promise<'stopped'>((resolve) => {
-    void exited.then(() => resolve('stopped'));
-    signal?.addEventListener('abort', () => resolve('stopped'), { once: true });
-  });
-  void stopped.then(() => {
+  let wake: (() => void) | undefined;
+  const onStop = () => {
     stop = true;
-  });
+    wake?.();
+  };
+  void exited.then(onStop);
+  signal?.addEventListener('abort', onStop, { once: true });
+  const stopped = () =>
+    new Promise<'stopped'>((resolve) => {
+      if (stop) resolve('stopped');
+      else wake = () => resolve('stopped');
+    });
   const frames = options.frames;
   const iterator = (Symbol.asyncIterator in frames ? frames : fromSync(frames))[Symbol.asyncIterator]();
   let exhausted = false;
@@ -274,7 +289,7 @@ async function feed(options: Mp4Options, stdin: Writable, exited: Promise<unknow
   let index = 0;
   try {
     while (written < total) {
-      const next = await Promise.race([iterator.next(), stopped]);
+      const next = await Promise.race([iterator.next(), stopped()]);
       if (next === 'stopped') return;
       if (next.done) {
         exhausted = true;
@@ -297,14 +312,14 @@ async function feed(options: Mp4Options, stdin: Writable, exited: Promise<unknow
             const drained = once(stdin, 'drain').catch((error: Error) => {
               throw new PipeClosedError(error.message);
             });
-            await Promise.race([drained, stopped]);
+            await Promise.race([drained, stopped()]);
           }
         } else {
           const taken = new Promise<void>((resolve, reject) => {
             stdin.write(frame.rgba, (error) => (error ? reject(new PipeClosedError(error.message)) : resolve()));
           });
           taken.catch(() => {});
-          await Promise.race([taken, stopped]);
+          await Promise.race([taken, stopped()]);
         }
         if (stop) return;
       }

@@ -477,7 +477,7 @@ describe('exports over HTTP', () => {
       [{ ...base, generalSettings: { newDesignProjectId: 999_999 } }, 404, 'NOT_FOUND', /newDesignProjectId/],
       [{ ...base, templateHash: 'zzzzzzz' }, 404, 'NOT_FOUND', /templateHash/],
       [{ ...base, webhookUrl: 'ftp://example.com/hook' }, 422, 'UNPROCESSABLE', /webhookUrl/],
-      [{ ...base, type: 'gif' }, 501, 'NOT_IMPLEMENTED', /gif/],
+      [{ ...base, type: 'html' }, 501, 'NOT_IMPLEMENTED', /html/],
     ];
     for (const [body, status, code, message] of cases) {
       const res = await api('POST', '/v1/export-with-changes', body);
