@@ -21,4 +21,6 @@ export interface HtmlContext {
   addFile(stem: string, extension: string, bytes: Uint8Array): string;
   /** The bytes of a media URL, through the export's fetcher (same guards and limits as renders). */
   fetch(url: string, expect: 'image' | 'video'): Promise<{ bytes: Uint8Array; extension: string }>;
+  /** Whether the package's network takes files of this extension and `<video>` elements. */
+  allowsVideo(extension: string): boolean;
 }

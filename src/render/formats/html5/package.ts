@@ -135,6 +135,13 @@ export async function packageHtml5(
       return `<img src="${names[0]}"${srcset} alt="" style="${style}">`;
     },
     addFile,
+    allowsVideo(extension) {
+      const rules = network.packaging;
+      return (
+        !rules.forbiddenApis.includes('video') &&
+        (rules.allowedExtensions === null || rules.allowedExtensions.includes(extension.toLowerCase()))
+      );
+    },
     async fetch(url, expect) {
       const media = await fetcher.fetch(url, { expect: [expect === 'video' ? 'VIDEO' : 'IMAGE'] });
       return { bytes: media.bytes, extension: media.format };

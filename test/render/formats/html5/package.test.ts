@@ -1,6 +1,10 @@
 // Every network's package, unzipped (yauzl) and checked rule by rule against adnetworks.md: entry point, document,
 // ad.size, click code, manifest, limits, file names, extensions, external references, backup image placement.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import yauzl from 'yauzl';
 import { type DesignDocument, readDocument } from '../../../../src/domain/design.schema.js';
@@ -8,6 +12,7 @@ import type { AppError } from '../../../../src/errors.js';
 import { AD_NETWORKS, adNetworkById } from '../../../../src/render/formats/html5/networks.js';
 import { packageHtml5 } from '../../../../src/render/formats/html5/package.js';
 import type { Html5Settings } from '../../../../src/render/formats/html5/settings.js';
+import { ffmpegBinary } from '../../../../src/render/video-frame.js';
 import { type RenderMedia, startRenderMedia } from '../../render-media.js';
 
 const LANDING = 'https://example.com/landing?from=ad';
@@ -349,6 +354,32 @@ describe('per-network packaging', () => {
       const { files } = await packaged(network.id);
       assert.ok(files.has('index.html'), network.name);
     }
+  });
+});
+
+describe('video elements', () => {
+  test('play as muted inline autoplay <video> where the network takes video, else show their first frame', async () => {
+    const ffmpeg = await ffmpegBinary();
+    assert.ok(ffmpeg, 'ffmpeg ships with the service');
+    const file = path.join(os.tmpdir(), `placard-h5-clip-${process.pid}.mp4`);
+    execFileSync(ffmpeg, [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=red:s=64x48:d=1:r=10'],
+      ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', file],
+    ]);
+    const clip = fs.readFileSync(file);
+    fs.rmSync(file);
+    media.server.route('/clip.mp4', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': clip.length }).end(clip);
+    });
+    const doc = banner([
+      { name: 'clip', type: 'video', x: 0, y: 0, width: 64, height: 48, src: `${media.origin}/clip.mp4`, loop: true },
+    ]);
+    const ttd = await packaged(10, {}, doc);
+    assert.match(ttd.html, /<video src="video1\.mp4" muted autoplay playsinline loop/);
+    assert.deepEqual(ttd.files.get('video1.mp4'), clip);
+    const google = await packaged(2, {}, doc);
+    assert.ok(!/<video/.test(google.html), 'Google Ads takes no video tags');
+    assert.ok(![...google.files.keys()].some((n) => n.endsWith('.mp4')));
   });
 });
 
