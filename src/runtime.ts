@@ -47,8 +47,8 @@ function lazyRenderPool(config: Readonly<Config>): RenderPool {
     render: (job, options) => started().render(job, options),
     renderFiles: (job, options) => started().renderFiles(job, options),
     queued: () => pool?.queued() ?? 0,
-    close: async () => {
-      await pool?.close();
+    close: async (options) => {
+      await pool?.close(options);
     },
   };
 }
@@ -68,7 +68,8 @@ export async function openRuntime(config: Readonly<Config>): Promise<Runtime> {
     renderPool,
     jobs: createLocalJobQueue({ db: db.kysely, dialect: db.dialect }),
     async close() {
-      await renderPool.close();
+      // By now the app has stopped its job queue, which waited for running renders and handed back the rest.
+      await renderPool.close({ force: true });
       await db.close();
     },
   };

@@ -17,6 +17,7 @@ import { LRUCache } from 'lru-cache';
 import yazl from 'yazl';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
+import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
 import type { GifPreset } from '../render/formats/gif.js';
 import type { Html5Settings } from '../render/formats/html5/settings.js';
@@ -65,15 +66,7 @@ export interface ExportProcessorOptions {
   pool: Pick<RenderPool, 'render' | 'renderFiles' | 'threads'>;
   blobs: Pick<BlobStore, 'put' | 'get'>;
   links: ExportLinks;
-  deliveries: {
-    insertExportDelivery(
-      tx: Kysely<Database>,
-      input: { teamId: number; exportId: string; url: string; action: string; data: Record<string, unknown> },
-    ): Promise<string>;
-    enqueue(ids: string[]): Promise<void>;
-    /** Dispatch the outbox now: an export event was just recorded. */
-    kick(): Promise<void>;
-  };
+  deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
   /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
   thumbnails?: {
     fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
@@ -175,13 +168,13 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   async function render(
     row: ExportRow,
     creative: CreativeRow,
+    signal: AbortSignal,
   ): Promise<
     | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
     | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
   > {
     const settings = JSON.parse(row.settings) as RenderSettings;
     const document = documentOf(row);
-    const signal = AbortSignal.timeout(budgetOf(row.format));
     const base = { document, sizeIndex: creative.size_index, slideIndex: creative.slide_number ?? 0 };
     switch (row.format) {
       case 'pdf':
@@ -245,13 +238,14 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     await repo.markRendering(exportId, creativeId);
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
+    const budget = AbortSignal.timeout(budgetOf(row.format));
     try {
-      output = await render(row, creative);
+      output = await render(row, creative, budget);
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
         await repo.settleCreative(creativeId, { status: 'failed', code: error.code, message: error.message, renderMs });
-      } else if (isAbort(error)) {
+      } else if (isAbort(error) && budget.aborted) {
         await repo.settleCreative(creativeId, {
           status: 'failed',
           code: 'RENDER_TIMEOUT',
@@ -259,7 +253,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
           renderMs,
         });
       } else {
-        throw error; // the thread crashed: the queue retries, then onExhausted says RENDER_CRASHED
+        // The thread crashed (the queue retries, then onExhausted says RENDER_CRASHED), or the pool was closed at
+        // shutdown after the queue handed this job back: either way the file is not settled here.
+        throw error;
       }
       await finishWhenSettled(exportId);
       return;

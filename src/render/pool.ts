@@ -37,7 +37,11 @@ export interface RenderPool {
   /** Renders queued and not started. */
   queued(): number;
   /** Waits for running renders, then stops the threads. */
-  close(): Promise<void>;
+  /**
+   * Stops the threads once running renders end; `force` ends them at once (at shutdown, after the job queue has waited
+   * its grace period and handed unfinished jobs back, a long MP4 must not hold the exit).
+   */
+  close(options?: { force?: boolean }): Promise<void>;
 }
 
 /** worker.ts next to this file when running from src (tsx), worker.js when running from dist. */
@@ -78,6 +82,8 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       throw new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
     },
     queued: () => piscina.queueSize,
-    close: () => piscina.close(),
+    // destroy() terminates the threads; close({ force }) rejects the tasks but waits (30 s) for a thread whose render
+    // still runs to end.
+    close: (closeOptions) => (closeOptions?.force ? piscina.destroy() : piscina.close()),
   };
 }

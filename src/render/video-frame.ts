@@ -135,6 +135,8 @@ export function openVideoDecoder(ffmpeg: string, file: string, options: VideoDec
   let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
   let chunks: AsyncIterator<Buffer> | undefined;
+  /** Settles when the running process has closed (and its stderr is read). */
+  let exited: Promise<unknown> = Promise.resolve();
   let pending: Buffer[] = [];
   let pendingBytes = 0;
 
@@ -152,6 +154,7 @@ export function openVideoDecoder(ffmpeg: string, file: string, options: VideoDec
       stderr += `\n${error.message}`;
     });
     running = child;
+    exited = new Promise((resolve) => child.once('close', resolve));
     chunks = child.stdout[Symbol.asyncIterator]();
     pending = [];
     pendingBytes = 0;
@@ -204,6 +207,9 @@ export function openVideoDecoder(ffmpeg: string, file: string, options: VideoDec
       const rgba = await readFrame();
       if (!rgba) {
         const frames = next;
+        // stdout can end before ffmpeg's last words reach stderr: wait for the process to close (briefly) so that
+        // the reason is in the message.
+        if (frames === 0) await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000))]);
         stop();
         if (frames === 0) {
           const reason = stderr.trim().split('\n').slice(-3).join('; ');

@@ -11,7 +11,7 @@ import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from
 import type { DesignDocument } from '../domain/design.schema.js';
 import { animatedDurationProblem, PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
 import { AppError, type ErrorDetail } from '../errors.js';
-import { webhookUrlProblem } from '../events/deliveries.js';
+import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
 import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
 import type { Actor } from '../http/types.js';
 import type { JobQueue } from '../jobs/job-queue.js';
@@ -98,13 +98,7 @@ export interface ExportServiceDeps {
   queue: Pick<JobQueue, 'enqueue' | 'depth'>;
   links: ExportLinks;
   /** Calls the webhookUrl of a cached export again (events/deliveries.ts). */
-  deliveries: {
-    insertExportDelivery(
-      tx: Kysely<Database>,
-      input: { teamId: number; exportId: string; url: string; action: string; data: Record<string, unknown> },
-    ): Promise<string>;
-    enqueue(ids: string[]): Promise<void>;
-  };
+  deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue'>;
   allowPrivateUrls: boolean;
   /** Export files waiting or rendering beyond which new exports get 503 (config.queueLimit). */
   queueLimit: number;

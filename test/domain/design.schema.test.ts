@@ -160,7 +160,7 @@ describe('validateDocument', () => {
       [
         element('a', { type: 'picture' }),
         '/sizes/0/slides/0/elements/0/type',
-        'must be one of text, image, shape, button, svg, code, video, received "picture"',
+        'must be one of text, image, shape, button, svg, code, video, audio, received "picture"',
       ],
       [element('a', { opacity: 1.5 }), '/sizes/0/slides/0/elements/0/opacity', 'must be <= 1, received 1.5'],
       [

@@ -12,9 +12,9 @@ import { ELEMENT_CHANGE_ATTRIBUTES, LAYER_TYPES } from '../../src/http/schemas/t
 const SPEC_TABLE: Record<string, string[]> = {
   LABEL: ['text', 'button'],
   TEXTMARKDOWN: ['text'],
-  SOURCE: ['image', 'video'],
+  SOURCE: ['image', 'video', 'audio'], // audio: the motion extension (docs/decisions.md)
   CODE: ['code'],
-  VISIBILITY: ['text', 'image', 'shape', 'button', 'svg', 'code', 'video'],
+  VISIBILITY: ['text', 'image', 'shape', 'button', 'svg', 'code', 'video', 'audio'],
   FONTVARIANT: ['text', 'button'],
   FONTFAMILY: ['text', 'button'],
   TEXTCOLOR: ['text', 'button'],

@@ -7,8 +7,8 @@
 // RGB becomes YUV with the BT.709 matrix and the stream says so: untagged H.264 is decoded as BT.601 by some players
 // and as BT.709 by others, which shifts every colour in one or the other.
 // Odd sides are padded by one pixel (black, right or bottom), never scaled: the design's pixels stay 1:1, and yuv420p
-// needs even sides. `-t` cuts video and audio to the design's duration exactly; a video shorter than that is held on
-// its last frame.
+// needs even sides. `-t` cuts video and audio to the design's duration exactly; frames that fall short of it are held on
+// the last frame.
 //
 // Audio: each track starts at its `start` (adelay), at its `volume`, padded with silence and cut to the duration, then
 // mixed. The bundled ffmpeg (a 2018 build) has no `amix normalize=0`: amix divides every input by the number of
@@ -103,7 +103,6 @@ export function mp4Arguments(options: Omit<Mp4Options, 'frames' | 'signal' | 'on
   const evenWidth = width + (width % 2);
   const evenHeight = height + (height % 2);
   const video = [
-    `tpad=stop_mode=clone:stop_duration=${durationSeconds}`,
     ...(evenWidth !== width || evenHeight !== height ? [`pad=${evenWidth}:${evenHeight}:0:0:black`] : []),
     'scale=out_color_matrix=bt709:out_range=tv',
     'format=yuv420p',
@@ -285,17 +284,24 @@ async function feed(options: Mp4Options, stdin: Writable, exited: Promise<unknow
   const frames = options.frames;
   const iterator = (Symbol.asyncIterator in frames ? frames : fromSync(frames))[Symbol.asyncIterator]();
   let exhausted = false;
+  let last: Mp4Frame | undefined;
   let written = 0;
   let index = 0;
   try {
     while (written < total) {
       const next = await Promise.race([iterator.next(), stopped()]);
       if (next === 'stopped') return;
+      let frame: Mp4Frame;
       if (next.done) {
         exhausted = true;
-        return;
+        if (!last) return;
+        // A shortfall is the last frame held to the end. Done here, not with ffmpeg's tpad: with tpad, an ffmpeg whose
+        // input closed early (the render thread or the process killed) went on encoding minutes of padding.
+        frame = { rgba: last.rgba, repeat: total - written };
+      } else {
+        frame = next.value;
       }
-      const frame = next.value;
+      last = frame;
       if (frame.rgba.length !== bytes) {
         throw new RangeError(
           `MP4 frame ${index}: expected ${bytes} bytes of RGBA for ${width}x${height}, received ${frame.rgba.length}`,

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import yauzl from 'yauzl';
 import type { RenderJob, RenderPool } from '../../../src/render/pool.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { readZip } from '../../helpers/zip.js';
 import { type MediaServer, png, startMediaServer } from '../../render/media-fixtures.js';
 import { assertPixel, decodeAny, decodePng } from '../../render/pixels.js';
 
@@ -172,29 +172,6 @@ function twoSlides() {
       },
     ],
   };
-}
-
-function readZip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
-      if (error || !zip) return reject(error);
-      const entries = new Map<string, Buffer>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (err, stream) => {
-          if (err || !stream) return reject(err);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(entries));
-      zip.on('error', reject);
-      zip.readEntry();
-    });
-  });
 }
 
 describe('exports over HTTP', () => {

@@ -139,7 +139,7 @@ describe('fonts and the design document schema over HTTP', () => {
       {
         path: '/document/sizes/0/slides/0/elements/2/type',
         in: 'body',
-        message: 'must be one of text, image, shape, button, svg, code, video, received "picture"',
+        message: 'must be one of text, image, shape, button, svg, code, video, audio, received "picture"',
       },
     ]);
   });

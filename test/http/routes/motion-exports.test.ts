@@ -7,9 +7,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import yauzl from 'yauzl';
 import { ffprobePath } from '../../../src/render/media-probe.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { readZip } from '../../helpers/zip.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field and asserted on.
 type Json = Record<string, any>;
@@ -87,28 +87,6 @@ describe('GIF and MP4 exports over HTTP', () => {
     return Buffer.from(await res.arrayBuffer());
   }
 
-  function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-    return new Promise((resolve, reject) => {
-      yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
-        if (error || !zip) return reject(error);
-        const files = new Map<string, Buffer>();
-        zip.on('entry', (entry: yauzl.Entry) => {
-          zip.openReadStream(entry, (err, stream) => {
-            if (err || !stream) return reject(err);
-            const chunks: Buffer[] = [];
-            stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-            stream.on('end', () => {
-              files.set(entry.fileName, Buffer.concat(chunks));
-              zip.readEntry();
-            });
-          });
-        });
-        zip.on('end', () => resolve(files));
-        zip.readEntry();
-      });
-    });
-  }
-
   before(async () => {
     t = await startTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -143,7 +121,7 @@ describe('GIF and MP4 exports over HTTP', () => {
         [728, 90, 'complete', 1],
       ],
     );
-    const files = await unzip(await download(set.zipUrl));
+    const files = await readZip(await download(set.zipUrl));
     assert.deepEqual([...files.keys()], ['Spinner set-300x250.mp4', 'Spinner set-728x90.mp4']);
     const file = path.join(dir, 'rect.mp4');
     fs.writeFileSync(file, files.get('Spinner set-300x250.mp4') as Buffer);
