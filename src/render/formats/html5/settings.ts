@@ -69,7 +69,9 @@ export function resolveHtml5Settings(given: Html5Settings = {}): ResolvedHtml5Se
       invalid(`exportSettings.clickTagUrl must be an http(s) URL when useAsClickTag is true, received '${url}'`);
     }
     clickUrl = url;
-    if (network.packaging.clickThrough.urlSetByNetwork) {
+    if (network.packaging.clickThrough.kind === 'wholeAd') {
+      notes.push(`clickTagUrl is not written into the package: ${network.name} makes the whole ad clickable itself`);
+    } else if (network.packaging.clickThrough.urlSetByNetwork) {
       notes.push(`clickTagUrl is not written into the package: ${network.name} sets landing URLs in the campaign`);
     }
   }

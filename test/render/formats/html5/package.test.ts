@@ -222,7 +222,9 @@ describe('per-network packaging', () => {
     assert.ok(!/localStorage|sessionStorage/.test(html));
     assert.deepEqual(loadedUrls(html), []);
     assert.ok(pkg.zip.byteLength <= 150 * KB, `${pkg.zip.byteLength} bytes`);
-    assert.deepEqual(pkg.warnings, []);
+    assert.deepEqual(pkg.warnings, [
+      'clickTagUrl is not written into the package: Google Ads makes the whole ad clickable itself',
+    ]);
   });
 
   test('Google Ads refuses iframes: a code element fails the package with AD_NETWORK_RULE', async () => {
