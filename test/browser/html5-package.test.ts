@@ -205,8 +205,7 @@ describe('an HTML5 package moves like the timeline', () => {
 describe('a click opens the click-tag URL', () => {
   const LANDING = 'https://landing.test/spring?utm=ad';
 
-  async function clickIn(settings: Html5Settings, query = '') {
-    const doc = animatedBanner();
+  async function clickIn(settings: Html5Settings, query = '', doc = animatedBanner()) {
     const pkg = await packageHtml5(doc, 0, settings, { fetcher: media.fetcher });
     const context = await browser.newContext({ viewport: { width: 300, height: 250 } });
     const landing = /^https:\/\/(?:landing|override)\.test\//;
@@ -236,6 +235,23 @@ describe('a click opens the click-tag URL', () => {
     try {
       await Promise.all([page.waitForURL(LANDING), page.mouse.click(20, 20)]);
       assert.equal(page.url(), LANDING);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('an element with its own link opens it (clickTag2); the rest of the ad opens clickTag', async () => {
+    const doc = animatedBanner();
+    const headline = doc.sizes[0].slides[0].elements.find((e) => e.name === 'headline')!;
+    headline.link = 'https://landing.test/headline';
+    const { context, page } = await clickIn({ useAsClickTag: true, clickTagUrl: LANDING }, '', doc);
+    try {
+      const [own] = await Promise.all([page.waitForEvent('popup'), page.mouse.click(150, 170)]);
+      await own.waitForLoadState();
+      assert.equal(own.url(), 'https://landing.test/headline');
+      const [rest] = await Promise.all([page.waitForEvent('popup'), page.mouse.click(290, 10)]);
+      await rest.waitForLoadState();
+      assert.equal(rest.url(), LANDING);
     } finally {
       await context.close();
     }

@@ -29,9 +29,25 @@ export const CLICK_SCRIPT_ID = 'clicktag';
 
 const script = (body: string) => `<script id="${CLICK_SCRIPT_ID}" type="text/javascript">\n${body}\n</script>`;
 const overlayAnchor = (href: string) =>
-  `<a id="click-area" href="${href}" style="position:absolute;inset:0;z-index:2147483647;display:block" aria-label="Open the advertiser's page"></a>`;
+  `<a id="click-area" href="${href}" style="position:absolute;inset:0;display:block" aria-label="Open the advertiser's page"></a>`;
 
-export function clickCodeFor(network: AdNetworkDef, url: string, target: UrlTarget): ClickCode {
+/** Networks whose click variable can be numbered (clickTag2, clickTag3 …) for the links of single elements. */
+export function supportsElementLinks(network: AdNetworkDef): boolean {
+  const kind = network.packaging.clickThrough.kind;
+  return kind === 'clickTagVar' || kind === 'clickTagQueryParam';
+}
+
+/** The click area of an element with its own `link`: numbered click variable `index` (2, 3 …). */
+export function elementLinkAnchor(network: AdNetworkDef, index: number, target: UrlTarget): string {
+  const name = `${network.packaging.clickThrough.variable ?? 'clickTag'}${index}`;
+  return `<a class="l" href="javascript:void(window.open(${name},'${target}'))" aria-label="Open the element's link"></a>`;
+}
+
+/**
+ * `url` is the default of the click variable; `links` are the defaults of clickTag2, clickTag3 … (elements with their
+ * own link, on networks where supportsElementLinks).
+ */
+export function clickCodeFor(network: AdNetworkDef, url: string, target: UrlTarget, links: string[] = []): ClickCode {
   const click = network.packaging.clickThrough;
   const library = click.library ?? (click.kind === 'sizmekEB' ? EB_LOADER : null);
   const lib = library ? `<script src="${library}"></script>\n` : '';
@@ -42,10 +58,16 @@ export function clickCodeFor(network: AdNetworkDef, url: string, target: UrlTarg
       return { head: '', overlay: '', tail: '' };
     case 'clickTagQueryParam': {
       const name = click.variable ?? 'clickTag';
+      const names = [name, ...links.map((_, i) => `${name}${i + 2}`)];
+      const defaults = [url, ...links].map((value, i) => `var ${names[i]} = ${jsString(value)};`).join('\n');
+      const reads = names
+        .map(
+          (n) =>
+            `  match = new RegExp('[?&]${n}=([^&]*)').exec(window.location.search);\n  if (match) ${n} = decodeURIComponent(match[1]);`,
+        )
+        .join('\n');
       return {
-        head: script(
-          `var ${name} = ${jsString(url)};\n(function () {\n  var match = new RegExp('[?&]${name}=([^&]*)').exec(window.location.search);\n  if (match) ${name} = decodeURIComponent(match[1]);\n})();`,
-        ),
+        head: script(`${defaults}\n(function () {\n  var match;\n${reads}\n})();`),
         overlay: overlayAnchor(`javascript:void(window.open(${name},${t.replace(/"/g, "'")}))`),
         tail: '',
       };
@@ -53,8 +75,9 @@ export function clickCodeFor(network: AdNetworkDef, url: string, target: UrlTarg
     case 'clickTagVar':
     case 'fbPlayable': {
       const name = click.variable ?? 'clickTag';
+      const extra = links.map((link, i) => `\nvar ${name}${i + 2} = ${jsString(link)};`).join('');
       return {
-        head: script(`var ${name} = ${jsString(url)};`),
+        head: script(`var ${name} = ${jsString(url)};${extra}`),
         overlay: overlayAnchor(`javascript:void(window.open(${name},${t.replace(/"/g, "'")}))`),
         tail: '',
       };

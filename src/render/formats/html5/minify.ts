@@ -13,6 +13,7 @@ export function minifyKeepingClickCode(html: string, clickScriptId: string): Pro
     ignoreCustomFragments: [
       new RegExp(`<script id="${clickScriptId}"[^>]*>[\\s\\S]*?<\\/script>`),
       /<a id="click-area"[^>]*><\/a>/,
+      /<a class="l"[^>]*><\/a>/,
     ],
   });
 }

@@ -94,10 +94,11 @@ export function slideAnimation(
   iteration: Iteration,
 ): { keyframes: string; animation: string } | null {
   if (span.start === 0 && span.end >= iteration.total) return null;
-  const frames = ['0%{opacity:0}'];
-  frames.push(`${pct(span.start, iteration.total)}{opacity:1}`);
-  if (!isLastSlide) frames.push(`${pct(span.end, iteration.total)}{opacity:0}`);
-  frames.push(`100%{opacity:${isLastSlide ? 1 : 0}}`);
+  // visibility, not opacity: a hidden slide must not take clicks on its elements' own links.
+  const frames = ['0%{visibility:hidden}'];
+  frames.push(`${pct(span.start, iteration.total)}{visibility:visible}`);
+  if (!isLastSlide) frames.push(`${pct(span.end, iteration.total)}{visibility:hidden}`);
+  frames.push(`100%{visibility:${isLastSlide ? 'visible' : 'hidden'}}`);
   if (span.start === 0) frames.shift();
   return {
     keyframes: `@keyframes ${id}{${frames.join('')}}`,

@@ -14,7 +14,7 @@ import type { AssetFetcher } from '../../assets.js';
 import type { HtmlContext } from '../../html-types.js';
 import { fetcherOf, frameOf, renderImage, resolveAssets } from '../../pipeline.js';
 import type { ResolvedAssets } from '../../types.js';
-import { CLICK_SCRIPT_ID, clickCodeFor } from './click.js';
+import { CLICK_SCRIPT_ID, clickCodeFor, elementLinkAnchor, supportsElementLinks } from './click.js';
 import { FontBook } from './fonts.js';
 import { manifestFiles } from './manifest.js';
 import { minifyKeepingClickCode } from './minify.js';
@@ -156,13 +156,20 @@ export async function packageHtml5(
   const keyframes: string[] = [];
   const slides: string[] = [];
   let id = 0;
+  // Elements with their own link get their own numbered click variable where the network has them.
+  const links: string[] = [];
+  const ownLinks = supportsElementLinks(network);
   for (const span of spans) {
     const isLast = span.slideIndex === spans.length - 1;
     let inner = '';
     for (const element of size.slides[span.slideIndex].elements as BaseElement[]) {
       if (element.visible === false) continue;
       const kind = kindOfElement(element);
-      const markup = kind.toHtml ? await kind.toHtml(element, hc) : '';
+      let markup = kind.toHtml ? await kind.toHtml(element, hc) : '';
+      if (element.link && ownLinks) {
+        links.push(element.link);
+        markup += elementLinkAnchor(network, links.length + 1, settings.target);
+      }
       id += 1;
       const motion = elementAnimation(`m${id}`, element, span, isLast, size, iteration);
       if (motion) keyframes.push(motion.keyframes);
@@ -204,11 +211,13 @@ export async function packageHtml5(
     : null;
   if (backup && !outside) files.set('backup.jpg', backup);
 
-  const click = clickCodeFor(network, settings.clickUrl, settings.target);
+  const click = clickCodeFor(network, settings.clickUrl, settings.target, links);
   const css = [
     'html,body{margin:0;padding:0}',
     `#ad{position:relative;overflow:hidden;width:${size.width}px;height:${size.height}px;background:${escapeHtml(size.backgroundColor ?? '#FFFFFF')}}`,
-    '.s{position:absolute;left:0;top:0;width:100%;height:100%}',
+    // Clicks fall through the drawing to the click area behind it, except on elements with their own link.
+    '.s{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none}',
+    '.l{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:auto;display:block}',
     '.e{position:absolute;transform-origin:50% 50%}',
     '.r{position:absolute;white-space:pre;line-height:1}',
     faceCss,
@@ -230,8 +239,8 @@ ${css}
 </head>
 <body>
 <div id="ad">
-${slides.join('\n')}
 ${click.overlay}
+${slides.join('\n')}
 </div>
 ${noscript}
 ${click.tail}

@@ -275,6 +275,17 @@ describe('per-network packaging', () => {
     assert.ok(files.size <= 50);
   });
 
+  test('Google Ad Manager: an element with its own link gets clickTag2, declared beside clickTag', async () => {
+    const doc = banner();
+    doc.sizes[0].slides[0].elements.find((e) => e.name === 'cta')!.link = 'https://example.com/cta';
+    const { head, html } = await packaged(5, {}, doc);
+    assert.match(
+      head,
+      /var clickTag = "https:\/\/example\.com\/landing\?from=ad";\nvar clickTag2 = "https:\/\/example\.com\/cta";/,
+    );
+    assert.match(html, /<a class="l" href="javascript:void\(window\.open\(clickTag2,'_blank'\)\)"/);
+  });
+
   test('Adform: manifest.json as documented, DHTML loader in <head>, clickTAG listed', async () => {
     const { files, html, head } = await packaged(6);
     const manifest = JSON.parse(files.get('manifest.json')!.toString());
