@@ -45,7 +45,7 @@ const LOGO =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 120 40"><rect width="120" height="40" rx="8" fill="#111827"/>' +
   '<circle cx="20" cy="20" r="12" fill="#F59E0B"/><path d="M40 12h70v6H40zM40 24h50v4H40z" fill="#FFFFFF"/></svg>';
 
-async function serveMedia(): Promise<{ origin: string; close(): Promise<void> }> {
+export async function serveMedia(): Promise<{ origin: string; close(): Promise<void> }> {
   const files: Record<string, [string, Buffer]> = {
     '/photo.jpg': ['image/jpeg', photoJpeg()],
     '/logo.svg': ['image/svg+xml', Buffer.from(LOGO)],

@@ -4,12 +4,14 @@ import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchApi } from './api.bench.js';
 import { benchExports } from './exports.bench.js';
+import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchRender } from './render.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
   exports: benchExports,
+  html5: benchHtml5,
   motion: benchMotion,
   render: benchRender,
 };

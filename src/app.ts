@@ -49,6 +49,7 @@ import { createDesignVersionService } from './services/design-version.service.js
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
 import { createProjectService } from './services/project.service.js';
+import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
 import { createUserService } from './services/user.service.js';
 import { createWebhookService } from './services/webhook.service.js';
@@ -258,8 +259,19 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
     }),
   });
-  // Contract routes of a later issue (declared with their schemas, answering 501 until it lands):
-  shareLinksRoutes(app);
+  shareLinksRoutes(app, {
+    shareLinks: createShareLinkService({
+      db: db.kysely,
+      designs,
+      publicUrl: config.publicUrl,
+      // The generic IAB package: everything local, so the page plays it as any browser would.
+      renderPackage: (document, sizeIndex) =>
+        deps.renderPool.render(
+          { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
+          { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
+        ),
+    }),
+  });
   const assetProcessor = createAssetProcessor({
     db: db.kysely,
     blobs: deps.blobs,

@@ -51,6 +51,11 @@ export const ERROR_CATALOGUE = {
   },
   RATE_LIMITED: { status: 429, description: 'Too many requests for the team in this window; see Retry-After.' },
   INTERNAL: { status: 500, description: 'A bug. The response carries no detail; the log has it under the request id.' },
+  AD_NETWORK_RULE: {
+    status: 422,
+    description:
+      'An HTML5 package breaks a blocking packaging rule of its ad network (adnetworks.md); the message names the rules.',
+  },
   NOT_IMPLEMENTED: {
     status: 501,
     description: 'The route is declared in the contract but not served by this version.',

@@ -45,6 +45,7 @@ function lazyRenderPool(config: Readonly<Config>): RenderPool {
   return {
     threads: config.renderThreads,
     render: (job, options) => started().render(job, options),
+    renderFiles: (job, options) => started().renderFiles(job, options),
     queued: () => pool?.queued() ?? 0,
     close: async (options) => {
       await pool?.close(options);

@@ -1,6 +1,7 @@
 // `placard render` (SPEC §12): renders a design document file locally, without a server, with the export engine and
 // the API's own validation, so that a designer checking a template and CI making golden images see exactly what an
 // export would make, and invalid input fails with the code and message the API would answer (exit status 2).
+
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,6 +17,8 @@ import { type AssetFetcher, createAssetFetcher } from '../render/assets.js';
 import { catalogueFonts } from '../render/fonts.js';
 import { renderGif, renderMp4 } from '../render/formats/animated.js';
 import type { GifPreset } from '../render/formats/gif.js';
+import { packageHtml5 } from '../render/formats/html5/package.js';
+import { resolveHtml5Settings } from '../render/formats/html5/settings.js';
 import { PDF_PRESETS, type PdfPreset, renderPdf } from '../render/formats/pdf.js';
 import { outputDimensions, type RasterFormat, renderImage } from '../render/pipeline.js';
 
@@ -23,13 +26,14 @@ export const RENDER_USAGE = `usage: placard render <document.json> --format png|
                       [--changes <file>] [--size <size hash or WxH>]... [--scale N] [--quality N] [--fps N]
                       [--pdf-preset PDF_STANDARD|PDF_PRINT] [--slide N]... [--gif-preset P]
 
-  --format      png, jpg (jpeg), webp, pdf, gif, mp4; html (html5) is not available yet
+  --format      png, jpg (jpeg), webp, pdf, gif, mp4, html (html5: one zip per size)
   --out         the file to write; a directory when the render makes several files (several sizes, or a raster
                 format and several slides), which are then named as exports name them: <design>-<W>x<H>[-<slide>].<ext>
   --changes     a JSON file { "elementsChanges": [...], "generalChanges": {...} } as POST /v1/export-with-changes takes
   --size        a size hash of the document or WxH; repeat for several; default every size
   --scale       output pixels per design pixel (png, jpg, webp), greater than 0 and at most 16; default 1
-  --quality     1 to 100 (jpg, webp); default 90
+  --quality     1 to 100 (jpg, webp; html images, default 80); default 90
+  --network     html: ad network id whose packaging rules apply (GET /v1/adnetworks/forHtml); default 1, IAB
   --fps         1 to 60 (mp4); default 30
   --gif-preset  highQuality (default), optimized or static (gif)
   --pdf-preset  PDF_STANDARD (default) or PDF_PRINT (3 mm bleed, crop marks, PDF/A-2b metadata)
@@ -52,7 +56,6 @@ const FORMATS: Record<string, Format> = {
 };
 
 /** Formats whose encoders arrive with later issues: refused clearly rather than half made. */
-const NOT_YET: ReadonlySet<Format> = new Set(['html']);
 
 /** Bad usage of the command itself (flags, files), as opposed to invalid input, an AppError with the API's code. */
 class UsageError extends Error {
@@ -88,6 +91,7 @@ interface Args {
   slides?: number[];
   fps?: number;
   gifPreset: GifPreset;
+  network?: number;
 }
 
 const GIF_PRESETS: readonly GifPreset[] = ['highQuality', 'optimized', 'static'];
@@ -126,6 +130,7 @@ function parse(argv: string[]): Args {
       scale: { type: 'string' },
       quality: { type: 'string' },
       fps: { type: 'string' },
+      network: { type: 'string' },
       'pdf-preset': { type: 'string' },
       'gif-preset': { type: 'string' },
       slide: { type: 'string', multiple: true },
@@ -160,6 +165,7 @@ function parse(argv: string[]): Args {
     quality: numberFlag('quality', values.quality, { integer: true, min: 1, max: 100 }),
     preset: preset as PdfPreset,
     fps: numberFlag('fps', values.fps, { integer: true, min: 1, max: 60 }),
+    network: numberFlag('network', values.network, { integer: true, min: 1, max: 1_000_000 }),
     gifPreset,
     slides: values.slide?.map(
       (slide) => numberFlag('slide', slide, { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER })!,
@@ -249,13 +255,8 @@ function targets(out: string, files: PlannedFile[]): string[] {
 }
 
 async function render(args: Args, options: RenderCommandOptions, print: (text: string) => void): Promise<void> {
-  if (NOT_YET.has(args.format)) {
-    throw new AppError(
-      'NOT_IMPLEMENTED',
-      `--format ${args.format} is not available yet in this version of placard render; use png, jpg, webp or pdf`,
-    );
-  }
-  const format = args.format as RasterFormat | 'pdf' | 'gif' | 'mp4';
+  const format = args.format;
+  if (format === 'html') resolveHtml5Settings({ networkId: args.network, quality: args.quality });
   let document = readDocument(readJson(args.document, 'document'));
   if (args.changes) document = withChanges(document, args.changes);
   const sizes = selectSizes(document, args.sizes);
@@ -273,7 +274,17 @@ async function render(args: Args, options: RenderCommandOptions, print: (text: s
   const animated = { fetcher, ffmpegPath: options.ffmpegPath };
   for (const [i, job] of jobs.entries()) {
     fs.mkdirSync(path.dirname(files[i]), { recursive: true });
-    if (format === 'mp4') {
+    if (format === 'html') {
+      const pkg = await packageHtml5(
+        document,
+        job.sizeIndex,
+        { networkId: args.network, quality: args.quality },
+        { fetcher, zipName: path.basename(files[i], '.zip') },
+      );
+      fs.writeFileSync(files[i], pkg.zip);
+      if (pkg.backup) fs.writeFileSync(files[i].replace(/\.zip$/, '.jpg'), pkg.backup);
+      for (const warning of pkg.warnings) print(`warning: ${path.basename(files[i])}: ${warning}\n`);
+    } else if (format === 'mp4') {
       await renderMp4(document, job.sizeIndex, files[i], { ...animated, fps: args.fps });
     } else {
       const bytes =

@@ -63,7 +63,8 @@ export function planFiles(
     const slides = PER_SLIDE_FORMATS.has(format) ? size.slides.map((_, i) => i) : [undefined];
     for (const slide of slides) {
       const numbered = slide !== undefined && size.slides.length > 1 ? slide : undefined;
-      let name = exportFileName(fileStem, size, numbered, format);
+      // An HTML5 export makes one zip (index.html and its files) per size.
+      let name = exportFileName(fileStem, size, numbered, format === 'html' ? 'zip' : format);
       // Two sizes of one set may share their dimensions: the later one gets " (2)", as a browser names a second
       // download, rather than overwriting the first or a "-2" that would read as a slide number.
       const seen = taken.get(name) ?? 0;

@@ -2,6 +2,7 @@
 // and looked up only through registry.ts. The element-changes validator, the elements endpoint, the renderer and the
 // HTML5 packager all ask a kind instead of branching on `element.type`.
 import type { TObject } from 'typebox';
+import type { HtmlContext } from '../render/html-types.js';
 import type { DrawContext } from '../render/types.js';
 import type { BaseElement } from './common.js';
 
@@ -63,8 +64,11 @@ export interface ElementKind<E extends BaseElement = BaseElement> {
   imagesOf?(element: E): string[];
   /** Draws the element in local coordinates (see DrawContext). Optional until each kind's renderer lands. */
   draw?(element: E, dc: DrawContext): void;
-  // The HTML5 issue fills this in; its signature is refined there.
-  toHtml?(element: E, context: unknown): unknown;
+  /**
+   * The markup of the element's box in an HTML5 package, in local coordinates like `draw` (the packager positions,
+   * rotates, fades and animates the box). Files the markup refers to are added through the context.
+   */
+  toHtml?(element: E, hc: HtmlContext): string | Promise<string>;
 }
 
 /** Raised when a kind is asked to apply a change it does not accept: a bug in the caller, never a user error. */

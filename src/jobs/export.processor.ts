@@ -20,6 +20,7 @@ import { AppError } from '../errors.js';
 import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
 import type { GifPreset } from '../render/formats/gif.js';
+import type { Html5Settings } from '../render/formats/html5/settings.js';
 import type { RasterFormat } from '../render/pipeline.js';
 import type { RenderPool } from '../render/pool.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../render/progress.js';
@@ -43,7 +44,11 @@ const CONTENT_TYPES: Record<string, string> = {
   pdf: 'application/pdf',
   gif: 'image/gif',
   mp4: 'video/mp4',
+  html: 'application/zip',
 };
+
+/** The extension of a format's stored file: an HTML5 export is a zip per size. */
+const extensionOf = (format: string) => (format === 'html' ? 'zip' : format);
 
 /** Formats whose file is one picture of the final state, fit to be a thumbnail. */
 const STILL_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp']);
@@ -58,7 +63,7 @@ export interface ExportProcessorLog {
 export interface ExportProcessorOptions {
   db: Kysely<Database>;
   queue: Pick<JobQueue, 'enqueue' | 'process'>;
-  pool: Pick<RenderPool, 'render' | 'threads'>;
+  pool: Pick<RenderPool, 'render' | 'renderFiles' | 'threads'>;
   blobs: Pick<BlobStore, 'put' | 'get'>;
   links: ExportLinks;
   deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
@@ -164,7 +169,10 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     row: ExportRow,
     creative: CreativeRow,
     signal: AbortSignal,
-  ): Promise<{ bytes: Uint8Array; file?: undefined } | { file: string; bytes?: undefined }> {
+  ): Promise<
+    | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
+    | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
+  > {
     const settings = JSON.parse(row.settings) as RenderSettings;
     const document = documentOf(row);
     const base = { document, sizeIndex: creative.size_index, slideIndex: creative.slide_number ?? 0 };
@@ -202,6 +210,16 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         }
         return { file };
       }
+      case 'html':
+        return pool.renderFiles(
+          {
+            ...base,
+            format: 'html',
+            html5: settings as Html5Settings,
+            zipName: creative.file_name.replace(/\.zip$/, ''),
+          },
+          { signal },
+        );
       default:
         return {
           bytes: await pool.render({ ...base, format: row.format as RasterFormat, scale: settings.scale }, { signal }),
@@ -245,17 +263,26 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const renderMs = Math.round(performance.now() - started);
     options.onRendered?.(row.format, renderMs / 1000);
     // One key per creative: a retry after a crash writes the same object again.
-    const key = `exports/${exportId}/${creativeId}.${row.format}`;
+    const key = `exports/${exportId}/${creativeId}.${extensionOf(row.format)}`;
+    const fallbackKey = output.backup ? `exports/${exportId}/${creativeId}.jpg` : null;
     let size: number;
     try {
       const body = output.file === undefined ? output.bytes : fs.createReadStream(output.file);
       ({ size } = await blobs.put(key, body, CONTENT_TYPES[row.format] ?? 'application/octet-stream'));
+      if (fallbackKey && output.backup) await blobs.put(fallbackKey, output.backup, 'image/jpeg');
     } catch (error) {
       throw new StorageError(`storing ${creative.file_name} failed: ${(error as Error).message}`, { cause: error });
     } finally {
       if (output.file !== undefined) await fs.promises.rm(output.file, { force: true });
     }
-    await repo.settleCreative(creativeId, { status: 'complete', blobKey: key, bytes: size, renderMs });
+    await repo.settleCreative(creativeId, {
+      status: 'complete',
+      blobKey: key,
+      bytes: size,
+      renderMs,
+      warnings: output.warnings,
+      fallbackKey,
+    });
     if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
     await finishWhenSettled(exportId);
   }
@@ -310,6 +337,16 @@ export function createExportProcessor(options: ExportProcessorOptions) {
           (error) => callback(error, null as never),
         );
       });
+      // An HTML5 backup that the network wants outside the package sits beside that size's zip.
+      const fallback = creative.fallback_key;
+      if (fallback) {
+        zip.addReadStreamLazy(creative.file_name.replace(/\.zip$/, '.jpg'), { mtime, compress: false }, (callback) => {
+          blobs.get(fallback).then(
+            (blob) => (blob ? callback(null, blob.body) : callback(new Error(`${fallback} is missing`), null as never)),
+            (error) => callback(error, null as never),
+          );
+        });
+      }
     }
     zip.end();
     const key = `exports/${row.id}/${row.id}.zip`;

@@ -60,7 +60,8 @@ export function renderFetcher(): AssetFetcher {
   return threadFetcher;
 }
 
-function fetcherOf(options: FrameOptions): AssetFetcher {
+/** The fetcher of a render: the one given, else this thread's (the HTML5 packager fetches SVG and video files too). */
+export function fetcherOf(options: Pick<FrameOptions, 'fetcher'>): AssetFetcher {
   threadFetcher ??= createAssetFetcher({ allowPrivateUrls: false });
   return options.fetcher ?? threadFetcher;
 }

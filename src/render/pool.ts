@@ -31,6 +31,8 @@ export interface RenderPool {
    * interrupted any other way) and rejects with an error named AbortError; a thread that dies rejects with its error.
    */
   render(job: RenderJob, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
+  /** As `render`, with what an HTML5 package brings besides its zip: the validator's warnings and a backup JPG. */
+  renderFiles(job: RenderJob, options?: { signal?: AbortSignal }): Promise<RenderedFiles>;
   readonly threads: number;
   /** Renders queued and not started. */
   queued(): number;
@@ -43,6 +45,13 @@ export interface RenderPool {
 }
 
 /** worker.ts next to this file when running from src (tsx), worker.js when running from dist. */
+export interface RenderedFiles {
+  bytes: Uint8Array;
+  warnings: string[];
+  /** The backup image to deliver beside the file (HTML5 packages for networks that want it outside the zip). */
+  backup: Uint8Array | null;
+}
+
 export function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
   return path.join(path.dirname(here), `worker${path.extname(here)}`);
@@ -65,8 +74,11 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   return {
     threads,
     async render(job, options = {}) {
+      return (await this.renderFiles(job, options)).bytes;
+    },
+    async renderFiles(job, options = {}) {
       const outcome = await piscina.run(job, options.signal ? { signal: options.signal } : {});
-      if (outcome.ok) return outcome.bytes;
+      if (outcome.ok) return { bytes: outcome.bytes, warnings: outcome.warnings ?? [], backup: outcome.backup ?? null };
       throw new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
     },
     queued: () => piscina.queueSize,

@@ -4,6 +4,8 @@ import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { createAssetFetcher } from './assets.js';
 import { renderGif, renderMp4 } from './formats/animated.js';
 import type { GifPreset } from './formats/gif.js';
+import { packageHtml5 } from './formats/html5/package.js';
+import type { Html5Settings } from './formats/html5/settings.js';
 import { type PdfPreset, renderPdf } from './formats/pdf.js';
 import { type RasterFormat, renderFetcher, renderImage, setRenderFetcher } from './pipeline.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
@@ -13,7 +15,7 @@ export interface RenderJob {
   sizeIndex: number;
   /** The slide of a raster file; ignored by PDF, whose pages are `slides`. */
   slideIndex: number;
-  format: RasterFormat | 'pdf' | 'gif' | 'mp4';
+  format: RasterFormat | 'pdf' | 'gif' | 'mp4' | 'html';
   /** PDF: default PDF_STANDARD. */
   pdfPreset?: PdfPreset;
   /** PDF: the slides to make pages of; default all. */
@@ -35,11 +37,15 @@ export interface RenderJob {
    * percent, so the export can show how far it is.
    */
   progressId?: string;
+  /** HTML: the export settings of the package (network, quality, click tag …). */
+  html5?: Html5Settings;
+  /** HTML: the zip's file name without `.zip`, checked against the network's name rules. */
+  zipName?: string;
 }
 
 /** What a worker answers: the file, or the AppError to raise again on the calling thread. */
 export type RenderOutcome =
-  | { ok: true; bytes: Uint8Array }
+  | { ok: true; bytes: Uint8Array; warnings?: string[]; backup?: Uint8Array | null }
   | { ok: false; code: ErrorCode; message: string; details?: ErrorDetail[] };
 
 /** Set by pool.ts when it starts the threads. */
@@ -80,6 +86,13 @@ export default async function render(job: RenderJob): Promise<RenderOutcome> {
       if (!job.out) throw new Error('an mp4 render needs the file to write (out)');
       await renderMp4(job.document, job.sizeIndex, job.out, { ...animated, fps: job.fps });
       return { ok: true, bytes: new Uint8Array(0) };
+    }
+    if (job.format === 'html') {
+      const pkg = await packageHtml5(job.document, job.sizeIndex, job.html5, {
+        zipName: job.zipName,
+        fetcher: renderFetcher(),
+      });
+      return { ok: true, bytes: pkg.zip, warnings: pkg.warnings, backup: pkg.backup };
     }
     if (job.format === 'gif') {
       return {

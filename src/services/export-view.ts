@@ -21,6 +21,16 @@ export async function presentExport(row: ExportRow, creatives: CreativeRow[], li
     key === null
       ? Promise.resolve(null)
       : links.blobs.signedUrl(key, { ttlSeconds: links.ttlSeconds, fileName: fileName ?? undefined });
+  const fallbackUrls = await Promise.all(
+    creatives.map((c) =>
+      c.status === 'complete' && c.fallback_key ? sign(c.fallback_key, c.file_name.replace(/\.zip$/, '.jpg')) : null,
+    ),
+  );
+  /** HTML5 extensions: the validator's advice and the backup beside the zip, only where there are some. */
+  const html5 = (c: CreativeRow, i: number) => ({
+    ...(c.warnings ? { warnings: JSON.parse(c.warnings) as string[] } : {}),
+    ...(fallbackUrls[i] ? { fallbackUrl: fallbackUrls[i] } : {}),
+  });
   const urls = await Promise.all(
     creatives.map((c) => (c.status === 'complete' ? sign(c.blob_key, c.file_name) : Promise.resolve(null))),
   );
@@ -43,6 +53,7 @@ export async function presentExport(row: ExportRow, creatives: CreativeRow[], li
         status: c.status as Export['status'],
         url: urls[i],
         progress: round(c.progress),
+        ...html5(c, i),
       })),
     };
   }
@@ -58,6 +69,7 @@ export async function presentExport(row: ExportRow, creatives: CreativeRow[], li
           size: { name: c.size_name, width: c.width, height: c.height, measureUnit: 'px' },
           slideNumber: c.slide_number,
           progress: round(c.progress),
+          ...html5(c, i),
         })),
       },
     ],

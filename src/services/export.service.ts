@@ -3,6 +3,7 @@
 // written in one transaction (with the new design of an export with changes); its render jobs are enqueued after the
 // commit, and the processor (jobs/export.processor.ts) finishes it. An identical request whose earlier export completed
 // is answered with that export (X-Cache: HIT) and creates nothing.
+
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { canonicalJson } from '../domain/canonical.js';
@@ -15,6 +16,7 @@ import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/
 import type { Actor } from '../http/types.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { catalogueFonts } from '../render/fonts.js';
+import { type Html5Settings, resolveHtml5Settings } from '../render/formats/html5/settings.js';
 import { selectSlides } from '../render/formats/pdf.js';
 import { outputDimensions } from '../render/pipeline.js';
 import { now } from '../storage/db/database.js';
@@ -26,7 +28,7 @@ import { documentOf } from './design.service.js';
 import { type ExportLinks, presentExport } from './export-view.js';
 
 /** Formats this version renders; the others answer 501 until their issue lands. */
-export const RENDERED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp', 'pdf', 'gif', 'mp4']);
+export const RENDERED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp', 'pdf', 'gif', 'mp4', 'html']);
 
 const ALIASES: Record<string, string> = { jpeg: 'jpg', html5: 'html' };
 
@@ -52,7 +54,8 @@ const HTML_DEFAULTS = {
   networkId: 1,
   retina: false,
   retinaOnly: false,
-  convertCustomFonts: false,
+  // null: the network decides (Google Ads and TTD take no font files, so their text becomes SVG).
+  convertCustomFonts: null,
   minifyHtml: false,
   urlTarget: '_blank',
   useAsClickTag: false,
@@ -174,6 +177,7 @@ function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
     if (plan.format === 'pdf' && plan.settings.slide?.length) {
       selectSlides({ ...size, slideCount: size.slides.length }, plan.settings.slide);
     }
+    if (plan.format === 'html') resolveHtml5Settings(plan.settings as Html5Settings); // 400 before anything is created
     if (plan.format === 'mp4' || (plan.format === 'gif' && plan.settings.gifPreset !== 'static')) {
       const problem = animatedDurationProblem(size, plan.format);
       if (problem) throw new AppError('UNPROCESSABLE', problem);

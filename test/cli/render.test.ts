@@ -320,7 +320,7 @@ describe('placard render: invalid input exits 2 with the API code and message', 
     assert.match(json.stderr, /^INVALID_JSON: .*garbage\.json: the document is not valid JSON/);
   });
 
-  test('gif and mp4 of every size, named as exports name them; html is refused as not available yet', async () => {
+  test('gif and mp4 of every size, named as exports name them; and html zips per size', async () => {
     const dir = fresh('motion');
     const gif = await render(SET, '--format', 'gif', '--gif-preset', 'static', '--out', dir);
     assert.equal(gif.status, 0, gif.stderr);
@@ -338,8 +338,15 @@ describe('placard render: invalid input exits 2 with the API code and message', 
     assert.equal(badPreset.status, 2);
     assert.match(badPreset.stderr, /--gif-preset must be one of highQuality, optimized, static, received 'tiny'/);
 
-    const run = placard(SET, '--format', 'html', '--out', fresh('never.zip'));
-    assert.equal(run.status, 2);
-    assert.match(run.stderr, /^NOT_IMPLEMENTED: --format html is not available yet/);
+    const htmlDir = fresh('html');
+    const html = await render(SET, '--format', 'html', '--network', '3', '--out', htmlDir);
+    assert.equal(html.status, 0, html.stderr);
+    const zips = fs.readdirSync(htmlDir).filter((name) => name.endsWith('.zip'));
+    assert.ok(zips.length >= 2 && zips.every((name) => /-\d+x\d+\.zip$/.test(name)), zips.join(', '));
+    for (const name of zips) assert.equal(fs.readFileSync(path.join(htmlDir, name)).subarray(0, 2).toString(), 'PK');
+
+    const meta = placard(SET, '--format', 'html', '--network', '12', '--out', fresh('never.zip'));
+    assert.notEqual(meta.status, 0);
+    assert.match(meta.stderr, /^VALIDATION_FAILED: .*does not accept HTML5 packages/);
   });
 });

@@ -1,7 +1,9 @@
 // The button kind: label, colours, font and letter spacing can change (not line height: a label is one line).
+
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { applyTextStyleChange, fontOfStyled } from '../text-style.js';
 import { drawButton } from './draw.js';
+import { buttonToHtml } from './html.js';
 import { ButtonElement } from './schema.js';
 
 export const buttonKind: ElementKind<ButtonElement> = {
@@ -20,4 +22,5 @@ export const buttonKind: ElementKind<ButtonElement> = {
   editableValue: (element) => element.label ?? '',
   fontOf: fontOfStyled,
   draw: drawButton,
+  toHtml: buttonToHtml,
 };

@@ -1,6 +1,8 @@
 // The code kind: CODE replaces the embed.
+
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { drawCode, imagesOfCode } from './draw.js';
+import { codeToHtml } from './html.js';
 import { CodeElement } from './schema.js';
 
 export const codeKind: ElementKind<CodeElement> = {
@@ -14,4 +16,5 @@ export const codeKind: ElementKind<CodeElement> = {
   editableValue: (element) => element.html ?? '',
   imagesOf: imagesOfCode,
   draw: drawCode,
+  toHtml: codeToHtml,
 };

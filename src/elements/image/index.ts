@@ -1,6 +1,8 @@
 // The image kind: its source can be swapped (SOURCE); fetching and checking the media is the asset stage's job.
+
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { drawImage, imagesOfImage } from './draw.js';
+import { imageToHtml } from './html.js';
 import { ImageElement } from './schema.js';
 
 export const imageKind: ElementKind<ImageElement> = {
@@ -14,4 +16,5 @@ export const imageKind: ElementKind<ImageElement> = {
   editableValue: (element) => element.src,
   imagesOf: imagesOfImage,
   draw: drawImage,
+  toHtml: imageToHtml,
 };

@@ -1,6 +1,8 @@
 // The shape kind: BGCOLOR replaces its fill (a gradient fill becomes a plain colour).
+
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { drawShape } from './draw.js';
+import { shapeToHtml } from './html.js';
 import { ShapeElement } from './schema.js';
 
 export const shapeKind: ElementKind<ShapeElement> = {
@@ -13,4 +15,5 @@ export const shapeKind: ElementKind<ShapeElement> = {
   },
   editableValue: () => null,
   draw: drawShape,
+  toHtml: shapeToHtml,
 };

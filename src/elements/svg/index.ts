@@ -1,6 +1,8 @@
 // The svg kind: SVGCOLORS recolours it.
+
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { drawSvg, imagesOfSvg } from './draw.js';
+import { svgToHtml } from './html.js';
 import { SvgElement } from './schema.js';
 
 export const svgKind: ElementKind<SvgElement> = {
@@ -14,4 +16,5 @@ export const svgKind: ElementKind<SvgElement> = {
   editableValue: (element) => element.src,
   imagesOf: imagesOfSvg,
   draw: drawSvg,
+  toHtml: svgToHtml,
 };

@@ -1,7 +1,9 @@
 // The text kind: accepts the label, markdown, font and spacing changes of SPEC §5.
+
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { applyTextStyleChange, fontOfStyled } from '../text-style.js';
 import { drawText } from './draw.js';
+import { textToHtml } from './html.js';
 import { TextElement } from './schema.js';
 
 export const textKind: ElementKind<TextElement> = {
@@ -30,4 +32,5 @@ export const textKind: ElementKind<TextElement> = {
   editableValue: (element) => element.text ?? '',
   fontOf: fontOfStyled,
   draw: drawText,
+  toHtml: textToHtml,
 };

@@ -1,6 +1,8 @@
 // The video kind: its source can be swapped (SOURCE).
+
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { drawVideo, imagesOfVideo } from './draw.js';
+import { videoToHtml } from './html.js';
 import { VideoElement } from './schema.js';
 
 export const videoKind: ElementKind<VideoElement> = {
@@ -14,4 +16,5 @@ export const videoKind: ElementKind<VideoElement> = {
   editableValue: (element) => element.src,
   imagesOf: imagesOfVideo,
   draw: drawVideo,
+  toHtml: videoToHtml,
 };

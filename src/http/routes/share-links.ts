@@ -1,3 +1,6 @@
+import { Type } from 'typebox';
+import type { ShareLinkService } from '../../services/share-link.service.js';
+import { actorOf } from '../plugins/auth.js';
 import { AUTHED_ERRORS, errors, POST_ERRORS } from '../schemas/common.js';
 import {
   GenerateShareLinkBody,
@@ -6,11 +9,13 @@ import {
   ShareLinkResponse,
 } from '../schemas/share-links.js';
 import type { App } from '../types.js';
-import { notImplemented } from './not-implemented.js';
 
 const tags = ['Share links'];
 
-export function shareLinksRoutes(app: App) {
+const Token = Type.String({ pattern: '^[A-Za-z0-9_-]{22}$', description: '128-bit random token (base64url)' });
+const SizeIndex = Type.Integer({ minimum: 0, maximum: 999, description: 'Index of the size in the design, from 0' });
+
+export function shareLinksRoutes(app: App, { shareLinks }: { shareLinks: ShareLinkService }) {
   app.get('/v1/shareLink/:templateHash', {
     // Answering this GET hands out a public link to the design, so it needs the share-link permission.
     config: { permission: 'shareLink:create' },
@@ -19,9 +24,11 @@ export function shareLinksRoutes(app: App) {
       summary: 'Share link of a design',
       description: 'The link is stable per design: it is made on the first call and returned again afterwards.',
       params: ShareLinkParams,
-      response: { 200: ShareLinkResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND', 'NOT_IMPLEMENTED') },
+      response: { 200: ShareLinkResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
     },
-    handler: async () => notImplemented('GET /v1/shareLink/{templateHash}'),
+    handler: async (request) => ({
+      response: await shareLinks.linkFor(actorOf(request), request.params.templateHash),
+    }),
   });
 
   app.post('/v1/shareLink/generate', {
@@ -43,10 +50,55 @@ export function shareLinksRoutes(app: App) {
           'ATTRIBUTE_NOT_APPLICABLE',
           'INVALID_ELEMENT_CHANGE',
           'FONT_VARIANT_UNAVAILABLE',
-          'NOT_IMPLEMENTED',
         ),
       },
     },
-    handler: async () => notImplemented('POST /v1/shareLink/generate'),
+    handler: async (request) => shareLinks.generate(actorOf(request), request.body),
+  });
+
+  app.get('/share/:token', {
+    config: { public: true },
+    schema: {
+      tags,
+      summary: 'Public preview page of a share link (HTML, no authentication)',
+      description:
+        'Plays the design live from its HTML5 package, with a size switcher for sets and a replay button. ' +
+        'A stable link plays the design as it is now; a generated preview plays its stored changes.',
+      params: Type.Object({ token: Token }),
+      querystring: Type.Object({ size: Type.Optional(SizeIndex) }),
+      response: { ...errors('VALIDATION_FAILED', 'NOT_FOUND') },
+    },
+    handler: async (request, reply) => {
+      const html = await shareLinks.page(request.params.token, request.query.size);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'no-referrer')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; frame-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-ancestors *",
+        )
+        .send(html);
+    },
+  });
+
+  app.get('/share/:token/:size/*', {
+    config: { public: true },
+    schema: {
+      tags,
+      summary: 'A file of the HTML5 package a share page plays',
+      params: Type.Object({ token: Token, size: SizeIndex, '*': Type.String({ maxLength: 200 }) }),
+      response: { ...errors('VALIDATION_FAILED', 'NOT_FOUND') },
+    },
+    handler: async (request, reply) => {
+      const { token, size } = request.params;
+      const file = await shareLinks.file(token, size, request.params['*']);
+      return reply
+        .type(file.contentType)
+        .header('cache-control', 'private, max-age=60')
+        .header('x-content-type-options', 'nosniff')
+        .send(file.body);
+    },
   });
 }

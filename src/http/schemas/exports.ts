@@ -129,12 +129,29 @@ const Progress = Type.Number({
   description: 'Extension: how far the file is made, 0..1 (moves while an MP4 or GIF renders; 1 once settled)',
 });
 
+/** HTML5 extensions of a file (issue 7): present only when there is something to say. */
+const Html5Extras = {
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB'",
+    }),
+  ),
+  fallbackUrl: Type.Optional(
+    Type.String({
+      format: 'uri',
+      description: 'Extension (HTML5): the backup JPG for networks that want it beside the zip (IAB, CM360, TTD)',
+    }),
+  ),
+};
+
 /** A file of a single-size design. */
 export const Creative = Type.Object({
   id: Type.String({ format: 'uuid' }),
   status: ExportStatus,
   url: DownloadUrl('Download link'),
   progress: Progress,
+  ...Html5Extras,
 });
 
 export const SetCreative = Type.Object({
@@ -149,6 +166,7 @@ export const SetCreative = Type.Object({
   }),
   slideNumber: Nullable(Type.Integer({ minimum: 0, description: 'Slide of a per-slide file, counting from 0' })),
   progress: Progress,
+  ...Html5Extras,
 });
 
 /** The one entry of a design set: every file of the set, and one zip of them all. */

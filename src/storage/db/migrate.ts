@@ -8,6 +8,7 @@ import { designs } from './migrations/0004_designs.js';
 import { assets } from './migrations/0005_assets.js';
 import { exportPipeline } from './migrations/0006_exports.js';
 import { progress } from './migrations/0007_progress.js';
+import { html5 } from './migrations/0008_html5.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -20,6 +21,7 @@ function provider(db: Db): MigrationProvider {
         '0005_assets': assets(db.dialect),
         '0006_exports': exportPipeline(db.dialect),
         '0007_progress': progress(),
+        '0008_html5': html5(),
       };
     },
   };

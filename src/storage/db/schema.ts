@@ -104,6 +104,8 @@ export interface Database {
   export_creatives: ExportCreativesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  // HTML5 and share links (migration 0008):
+  share_links: ShareLinksTable;
 }
 
 // ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----
@@ -343,8 +345,23 @@ export interface ExportCreativesTable {
   render_ms: number | null;
   /** 0..1 while the file is made (migration 0007); 1 once settled. */
   progress: ColumnType<number, number | undefined, number>;
+  /** JSON array of the validator's advice (migration 0008); null when there is none. */
+  warnings: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The backup JPG delivered beside an HTML5 zip (migration 0008). */
+  fallback_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   updated_at: string;
+}
+
+export interface ShareLinksTable {
+  token: string;
+  team_id: number;
+  design_hash: string;
+  preview_id: string | null;
+  /** The changed document of a generated preview (JSON); null for a design's stable link. */
+  document: string | null;
+  created_by: number | null;
+  created_at: string;
 }
 
 export interface WebhookDeliveriesTable {

@@ -454,7 +454,14 @@ describe('exports over HTTP', () => {
       [{ ...base, generalSettings: { newDesignProjectId: 999_999 } }, 404, 'NOT_FOUND', /newDesignProjectId/],
       [{ ...base, templateHash: 'zzzzzzz' }, 404, 'NOT_FOUND', /templateHash/],
       [{ ...base, webhookUrl: 'ftp://example.com/hook' }, 422, 'UNPROCESSABLE', /webhookUrl/],
-      [{ ...base, type: 'html' }, 501, 'NOT_IMPLEMENTED', /html/],
+      [{ ...base, type: 'html', exportSettings: { networkId: 12 } }, 400, 'VALIDATION_FAILED', /not accept HTML5/],
+      [{ ...base, type: 'html5', exportSettings: { networkId: 999 } }, 400, 'VALIDATION_FAILED', /networkId 999/],
+      [
+        { ...base, type: 'html', exportSettings: { useAsClickTag: true, clickTagUrl: 'javascript:alert(1)' } },
+        400,
+        'VALIDATION_FAILED',
+        /clickTagUrl/,
+      ],
     ];
     for (const [body, status, code, message] of cases) {
       const res = await api('POST', '/v1/export-with-changes', body);
@@ -463,6 +470,80 @@ describe('exports over HTTP', () => {
       assert.match(res.json.error, message, res.body);
     }
     assert.deepEqual(await counts(), before, 'nothing was created');
+  });
+
+  test('HTML5: a set exports one zip per size, each with index.html at its root, backups beside them', async () => {
+    const res = await api('POST', '/v1/export-with-changes', {
+      templateHash: campaignHash,
+      type: 'HTML5',
+      exportSettings: { includeFallbackImage: true, useAsClickTag: true, clickTagUrl: 'https://example.com/x' },
+      elementsChanges: [],
+      generalSettings: { newDesignName: 'Campaign HTML' },
+    });
+    assert.equal(res.status, 200, res.body);
+    const done = await waitForExport(res.json.response.export.id);
+    assert.equal(done.status, 'complete', JSON.stringify(done.errorLog));
+    const set = await readZip((await download(done.creatives[0].zipUrl)).bytes);
+    for (const [width, height] of SET_SIZES) {
+      const inner = set.get(`Campaign HTML-${width}x${height}.zip`);
+      assert.ok(inner, `the set zip holds the ${width}x${height} package: ${[...set.keys()]}`);
+      const files = await readZip(inner);
+      const html = files.get('index.html')?.toString('utf8') ?? '';
+      assert.match(html, new RegExp(`<meta name="ad\\.size" content="width=${width},height=${height}">`));
+      assert.match(html, /var clickTag = "https:\/\/example\.com\/x";/);
+      const backup = set.get(`Campaign HTML-${width}x${height}.jpg`);
+      assert.ok(
+        backup && backup[0] === 0xff && backup[1] === 0xd8,
+        'the IAB profile delivers the backup beside the zip',
+      );
+    }
+    for (const creative of done.creatives[0].creatives) assert.ok(creative.fallbackUrl);
+  });
+
+  test('HTML5: a blocking network rule fails the file with AD_NETWORK_RULE; advice is a warning', async () => {
+    const withCode = await importDesign('Embed', {
+      name: 'Embed',
+      loop: 'infinite',
+      sizes: [
+        {
+          name: 'Medium Rectangle',
+          width: 300,
+          height: 250,
+          slides: [
+            { elements: [{ name: 'embed', type: 'code', x: 0, y: 0, width: 300, height: 250, html: '<p>hi</p>' }] },
+          ],
+        },
+      ],
+    });
+    const googleAds = await api('POST', '/v1/export', {
+      creativeHash: withCode,
+      type: 'html',
+      exportSettings: { networkId: 2 },
+    });
+    assert.equal(googleAds.status, 200, googleAds.body);
+    const failed = await waitForExport(googleAds.json.response.export.id);
+    assert.equal(failed.status, 'failed');
+    assert.equal(failed.errorLog.code, 'AD_NETWORK_RULE');
+    assert.match(failed.errorLog.failures[0].message, /forbidden-api: Google Ads refuses ads that use iframe/);
+
+    const dv360 = await api('POST', '/v1/export', {
+      creativeHash: withCode,
+      type: 'html',
+      exportSettings: { networkId: 4, urlTarget: '_top' },
+    });
+    const done = await waitForExport(dv360.json.response.export.id);
+    assert.equal(done.status, 'complete', JSON.stringify(done.errorLog));
+    const { warnings } = done.creatives[0];
+    assert.ok(
+      warnings.some((w: string) => /urlTarget _top replaced by _blank/.test(w)),
+      warnings,
+    );
+    assert.ok(
+      warnings.some((w: string) => /animation-length: the animation runs forever/.test(w)),
+      warnings,
+    );
+    const files = await readZip((await download(done.creatives[0].url)).bytes);
+    assert.match(files.get('index.html')!.toString(), /<iframe sandbox="allow-scripts"/);
   });
 
   test('a setting that does not apply to the type is ignored; types are case-insensitive with aliases', async () => {
@@ -671,6 +752,7 @@ function controlledPool(behaviour: (job: RenderJob, signal?: AbortSignal) => Pro
   return {
     threads: 1,
     render: (job, options) => behaviour(job, options?.signal),
+    renderFiles: async (job, options) => ({ bytes: await behaviour(job, options?.signal), warnings: [], backup: null }),
     queued: () => 0,
     close: async () => {},
   };

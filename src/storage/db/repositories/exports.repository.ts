@@ -19,6 +19,8 @@ export type NewCreative = Omit<
   | 'bytes'
   | 'error_code'
   | 'error_message'
+  | 'warnings'
+  | 'fallback_key'
   | 'render_ms'
   | 'progress'
   | 'updated_at'
@@ -26,7 +28,16 @@ export type NewCreative = Omit<
 >;
 
 export type CreativeOutcome =
-  | { status: 'complete'; blobKey: string; bytes: number; renderMs: number }
+  | {
+      status: 'complete';
+      blobKey: string;
+      bytes: number;
+      renderMs: number;
+      /** HTML5: the validator's advice. */
+      warnings?: string[];
+      /** HTML5: the backup JPG delivered beside the zip. */
+      fallbackKey?: string | null;
+    }
   | { status: 'failed'; code: ErrorCode | ExportFailureCode; message: string; renderMs?: number };
 
 /** SQLite binds at most 32,766 variables per statement; creatives have 15 columns. */
@@ -105,7 +116,14 @@ export function createExportRepository(db: Kysely<Database>) {
     async settleCreative(id: string, outcome: CreativeOutcome): Promise<boolean> {
       const values =
         outcome.status === 'complete'
-          ? { status: 'complete', blob_key: outcome.blobKey, bytes: outcome.bytes, render_ms: outcome.renderMs }
+          ? {
+              status: 'complete',
+              blob_key: outcome.blobKey,
+              bytes: outcome.bytes,
+              render_ms: outcome.renderMs,
+              warnings: outcome.warnings?.length ? JSON.stringify(outcome.warnings) : null,
+              fallback_key: outcome.fallbackKey ?? null,
+            }
           : {
               status: 'failed',
               error_code: outcome.code,

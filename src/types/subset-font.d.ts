@@ -1,0 +1,8 @@
+// subset-font ships no types; this is the part of its API the HTML5 packager uses.
+declare module 'subset-font' {
+  export default function subsetFont(
+    font: Buffer,
+    text: string,
+    options?: { targetFormat?: 'sfnt' | 'woff' | 'woff2'; preserveNameIds?: number[] },
+  ): Promise<Buffer>;
+}

@@ -1,0 +1,65 @@
+// Headless Chromium for the browser tests (Debian's chromium through playwright-core): one browser per test file, and
+// packages served from memory on a fake origin, so nothing touches the disk or the network.
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.PLACARD_CHROMIUM ?? '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      // Text as Skia draws it in the renderer: greyscale anti-aliasing, no hinting-driven snapping to whole pixels.
+      '--font-render-hinting=none',
+      '--disable-lcd-text',
+    ],
+  });
+}
+
+export const AD_ORIGIN = 'https://ad.test';
+
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  css: 'text/css',
+  js: 'text/javascript',
+  json: 'application/json',
+  svg: 'image/svg+xml',
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  woff2: 'font/woff2',
+  mp4: 'video/mp4',
+};
+
+/** Serves `files` at AD_ORIGIN/<path> in `page`; every other request fails (the ad must not load anything else). */
+export async function servePackage(page: Page, files: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
+  const refused: string[] = [];
+  await page.route('**/*', async (route) => {
+    const url = new URL(route.request().url());
+    const name = decodeURIComponent(url.pathname.slice(1));
+    const body = url.origin === AD_ORIGIN ? files.get(name) : undefined;
+    if (!body) {
+      refused.push(route.request().url());
+      return route.abort();
+    }
+    return route.fulfill({
+      status: 200,
+      body: Buffer.from(body),
+      contentType: TYPES[name.split('.').pop() ?? ''] ?? 'application/octet-stream',
+    });
+  });
+  return refused;
+}
+
+/** Waits for the fonts, then jumps every CSS animation to its end: the state once the ad has finished playing. */
+export async function finishAnimations(page: Page): Promise<void> {
+  // A string, not a function: the test runner's transpiler would wrap a function in helpers the page lacks.
+  await page.evaluate(`(async () => {
+    await document.fonts.ready;
+    for (const animation of document.getAnimations()) animation.finish();
+  })()`);
+}
