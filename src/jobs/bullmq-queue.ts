@@ -67,15 +67,8 @@ interface Running {
 /** Finished jobs are kept a day, so that enqueueing the same id again does nothing (job-queue.ts). */
 const KEEP_FINISHED_SECONDS = 24 * 60 * 60;
 const IDLE_CHECK_MS = 10;
-const WAITING_STATES: readonly JobType[] = [
-  'waiting',
-  'active',
-  'delayed',
-  'prioritized',
-  'paused',
-  'waiting-children',
-];
-const DUE_STATES: readonly JobType[] = ['waiting', 'active', 'prioritized', 'paused'];
+const WAITING_STATES: readonly JobType[] = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'];
+const DUE_STATES: readonly JobType[] = ['waiting', 'active', 'prioritized'];
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
