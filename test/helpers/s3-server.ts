@@ -29,6 +29,8 @@ export interface TestBucket {
 
 let server: Promise<{ endpoint: string; close(): Promise<void> }> | null = null;
 let buckets = 0;
+/** Buckets not yet removed: the s3rver of this process stops when the last one goes (it holds the event loop). */
+let open = 0;
 
 /** The endpoint of S3_ENDPOINT (with its credentials) when given, else an s3rver started for this process. */
 function endpoint(): Promise<{ endpoint: string; accessKeyId: string; secretAccessKey: string }> {
@@ -58,8 +60,8 @@ function endpoint(): Promise<{ endpoint: string; accessKeyId: string; secretAcce
   }));
 }
 
-/** Stops this process's s3rver, if one was started (after every bucket was removed). */
-export async function stopS3Server(): Promise<void> {
+/** Stops this process's s3rver, if one was started. */
+async function stopS3Server(): Promise<void> {
   const started = server;
   server = null;
   await (await started)?.close();
@@ -85,6 +87,7 @@ export async function createTestBucket(): Promise<TestBucket> {
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  open += 1;
   async function keys(): Promise<string[]> {
     const found: string[] = [];
     let token: string | undefined;
@@ -111,6 +114,7 @@ export async function createTestBucket(): Promise<TestBucket> {
       }
       await client.send(new DeleteBucketCommand({ Bucket: bucket }));
       client.destroy();
+      if (--open === 0) await stopS3Server();
     },
   };
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { createS3BlobStore, type S3BlobStore } from '../../../src/storage/blobs/s3.js';
 import { blobStoreContract } from '../../contracts/blob-store.js';
-import { createTestBucket, stopS3Server, type TestBucket } from '../../helpers/s3-server.js';
+import { createTestBucket, type TestBucket } from '../../helpers/s3-server.js';
 
 const opened: { store: S3BlobStore; bucket: TestBucket }[] = [];
 async function open() {
@@ -19,7 +19,6 @@ after(async () => {
     store.close();
     await bucket.remove();
   }
-  await stopS3Server();
 });
 
 blobStoreContract('S3 (s3rver)', async () => {
