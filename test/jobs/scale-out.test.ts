@@ -13,6 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { Queue } from 'bullmq';
 import pg from 'pg';
 import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
 import { springSale } from '../domain/design-fixtures.js';
@@ -72,14 +73,17 @@ interface Proc {
   output(): string;
 }
 
-/** Starts `placard <command>` with a data dir of its own and resolves once its /readyz answers 200. */
-async function start(command: 'serve' | 'worker', env: NodeJS.ProcessEnv, dirs: string[]): Promise<Proc> {
+/**
+ * Starts `placard <command>` with a data dir of its own and resolves once its /readyz answers 200. Every process has
+ * the PLACARD_PUBLIC_URL of the API (as behind a load balancer): it is the issuer of the access tokens.
+ */
+async function start(command: 'serve' | 'worker', env: NodeJS.ProcessEnv, dirs: string[], api?: string): Promise<Proc> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `placard-scale-${command}-`));
   dirs.push(dataDir);
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, command], {
-    env: { ...env, PORT: String(port), PLACARD_PUBLIC_URL: url, PLACARD_DATA_DIR: dataDir },
+    env: { ...env, PORT: String(port), PLACARD_PUBLIC_URL: api ?? url, PLACARD_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -211,19 +215,24 @@ test('one API and two workers: 60 exports, one worker SIGKILLed midway, each exp
 
     const apiProc = await start('serve', apiEnv, dirs);
     procs.push(apiProc);
-    const [doomed, survivor] = await Promise.all([start('worker', env, dirs), start('worker', env, dirs)]);
+    const [doomed, survivor] = await Promise.all([
+      start('worker', env, dirs, apiProc.url),
+      start('worker', env, dirs, apiProc.url),
+    ]);
     procs.push(doomed, survivor);
-
-    // A worker serves health and metrics, never the API.
-    assert.equal((await fetch(`${survivor.url}/v1/users`)).status, 404);
-    assert.match(await (await fetch(`${survivor.url}/metrics`)).text(), /placard_/);
 
     const tokenRes = await fetch(`${apiProc.url}/v1/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(credential),
+      body: JSON.stringify({ clientId: credential.clientId, clientSecret: credential.clientSecret }),
     });
-    const api = client(apiProc.url, ((await tokenRes.json()) as { token: string }).token);
+    assert.equal(tokenRes.status, 200, await tokenRes.clone().text());
+    const token = ((await tokenRes.json()) as { token: string }).token;
+    const api = client(apiProc.url, token);
+    // A worker serves health and metrics, never the API.
+    const onWorker = await fetch(`${survivor.url}/v1/users`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(onWorker.status, 404);
+    assert.match(await (await fetch(`${survivor.url}/metrics`)).text(), /placard_/);
     const brandKit = await api('POST', '/v1/brandkits/create', { name: 'Scale kit' });
     const project = await api('POST', '/v1/projects', { name: 'Scale', brandKitId: brandKit.response.brandKit.id });
     const template = (
@@ -243,7 +252,7 @@ test('one API and two workers: 60 exports, one worker SIGKILLed midway, each exp
         elementsChanges: [{ elementName: 'headline', changes: [{ attribute: 'LABEL', value: `Export ${i}` }] }],
         webhookUrl: hooks.url,
       });
-      ids.push(accepted.response.id);
+      ids.push(accepted.response.export.id);
     }
     assert.equal(new Set(ids).size, EXPORTS);
 
@@ -309,6 +318,21 @@ test('one API and two workers: 60 exports, one worker SIGKILLed midway, each exp
     } finally {
       await db.end();
     }
+    // The kill interrupted renders: BullMQ started some creative jobs twice, and they still completed once.
+    const redis = openRedis(process.env.REDIS_URL as string);
+    const creativeJobs = new Queue('export.creative', { connection: redis, prefix });
+    try {
+      const completed = await creativeJobs.getJobs(['completed'], 0, -1);
+      assert.equal(completed.length, EXPORTS);
+      assert.ok(
+        completed.some((job) => job.attemptsStarted > 1),
+        'a job of the killed worker was taken over by the other one',
+      );
+    } finally {
+      await creativeJobs.close();
+      await redis.quit();
+    }
+
     // A file downloads from S3 through the link the API hands out.
     const view = await api('GET', `/v1/export/${ids[0]}`);
     const file = await fetch(view.response.creatives[0].url);
