@@ -5,11 +5,13 @@ import os from 'node:os';
 import { benchApi } from './api.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchRender } from './render.bench.js';
+import { benchScale } from './scale.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
   exports: benchExports,
   render: benchRender,
+  scale: benchScale,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
