@@ -44,6 +44,10 @@ export interface TestApp {
   postgres: boolean;
   /** The bucket of this app in the scaled-out shape (files in S3); null on local disk. */
   bucket: TestBucket | null;
+  /** Where download links of stored files start: `<publicUrl>/files` on local disk, `<endpoint>/<bucket>` on S3. */
+  filesBase: string;
+  /** Downloads a link the service handed out: through the app (local disk) or from the S3 server. */
+  download(url: string): Promise<{ status: number; body: Buffer; headers: Record<string, string> }>;
   close(): Promise<void>;
 }
 
@@ -181,6 +185,19 @@ export async function startTestApp(options: TestOptions = {}): Promise<TestApp> 
     newTeam,
     postgres: Boolean(databaseUrl),
     bucket,
+    filesBase: bucket ? `${bucket.settings.endpoint}/${bucket.settings.bucket}` : `${config.publicUrl}/files`,
+    async download(url: string) {
+      if (url.startsWith(`${config.publicUrl}/`)) {
+        const res = await app.inject({ method: 'GET', url: url.slice(config.publicUrl.length) });
+        return { status: res.statusCode, body: res.rawPayload, headers: res.headers as Record<string, string> };
+      }
+      const res = await fetch(url);
+      return {
+        status: res.status,
+        body: Buffer.from(await res.arrayBuffer()),
+        headers: Object.fromEntries(res.headers),
+      };
+    },
     async close() {
       await app.close();
       await runtime.close();
