@@ -64,6 +64,17 @@ export interface TestOptions extends TestConfig {
 
 let counter = 0;
 
+/** When a download link expires, Unix seconds: `exp` of a link of the service, or X-Amz-Date + X-Amz-Expires of S3's. */
+export function linkExpiry(url: string): number {
+  const params = new URL(url).searchParams;
+  if (params.has('exp')) return Number(params.get('exp'));
+  const signedAt = (params.get('X-Amz-Date') ?? '').replace(
+    /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/,
+    '$1-$2-$3T$4:$5:$6Z',
+  );
+  return Date.parse(signedAt) / 1000 + Number(params.get('X-Amz-Expires'));
+}
+
 async function adminQuery(connectionString: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString });
   await client.connect();

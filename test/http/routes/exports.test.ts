@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import yauzl from 'yauzl';
 import type { RenderJob, RenderPool } from '../../../src/render/pool.js';
-import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { linkExpiry, startTestApp, type TestApp } from '../../helpers/app.js';
 import { type MediaServer, png, startMediaServer } from '../../render/media-fixtures.js';
 import { assertPixel, decodeAny, decodePng } from '../../render/pixels.js';
 
@@ -342,16 +342,7 @@ describe('exports over HTTP', () => {
 
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const second = await ok('GET', `/v1/export/${created.id}`);
-    // Unix seconds: `exp` of a link of the service, or X-Amz-Date + X-Amz-Expires of an S3 presigned one.
-    const expiry = (link: string) => {
-      const params = new URL(link).searchParams;
-      if (params.has('exp')) return Number(params.get('exp'));
-      const signedAt = (params.get('X-Amz-Date') ?? '').replace(
-        /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/,
-        '$1-$2-$3T$4:$5:$6Z',
-      );
-      return Date.parse(signedAt) / 1000 + Number(params.get('X-Amz-Expires'));
-    };
+    const expiry = linkExpiry;
     assert.ok(expiry(second.creatives[0].url) > expiry(done.creatives[0].url), 'every GET signs fresh links');
     assert.ok(expiry(second.creatives[0].url) - Date.now() / 1000 > 3_500, 'valid for an hour');
   });
