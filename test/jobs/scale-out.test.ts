@@ -1,8 +1,10 @@
 // The scaled-out shape from the outside (SPEC "two deployment shapes"): one `placard serve` with PLACARD_ROLE=api and
 // two `placard worker` processes share PostgreSQL, Redis (BullMQ) and an S3-protocol server, each with a data dir of
-// its own. 60 PNG exports are submitted, one worker is killed with SIGKILL in the middle, and the other worker picks
-// up its jobs (BullMQ stalled-job detection): every export completes exactly once — one webhook call each, one
-// delivery row each, its file in the bucket — and the survivor drains and exits 0 on SIGTERM.
+// its own. 60 PNG exports are submitted, one worker is killed with SIGKILL while it renders (a quarter of the files
+// stored), and the other worker picks up its jobs (BullMQ stalled-job detection): every export completes exactly
+// once — one webhook call each, one delivery row each, its file in the bucket — and the survivor drains and exits 0
+// on SIGTERM. Webhooks are at least once (a sender killed between the receiver's 2xx and recording it sends again),
+// so the receiver holds its answers around the kill and counts only calls whose sender was alive to get the answer.
 // Needs DATABASE_URL and REDIS_URL (the scaled-out run of .ci/run); skipped otherwise.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -108,9 +110,17 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-/** Records every webhook call by export id; answers 204. */
+/**
+ * Records every webhook call by export id and answers 204. A call counts once the sender can have had the answer:
+ * webhooks are delivered at least once, and a sender killed after the receiver's 2xx but before recording it sends
+ * again. So around the kill the receiver holds its answers (hold()), and on release() drops the calls whose sender
+ * died meanwhile (their connection is gone: that sender never saw a 2xx, and its retry is the call that counts).
+ */
 async function webhookReceiver() {
   const calls = new Map<string, Json[]>();
+  const held: Array<() => void> = [];
+  let holding = false;
+  let dropped = 0;
   const server = http.createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -118,14 +128,22 @@ async function webhookReceiver() {
       body += chunk;
     });
     req.on('end', () => {
-      try {
-        const payload = JSON.parse(body);
-        const id = payload?.data?.export?.id;
-        if (typeof id === 'string') calls.set(id, [...(calls.get(id) ?? []), payload]);
-      } catch {
-        // Recorded nowhere: the assertions then miss it.
-      }
-      res.writeHead(204).end();
+      const answer = () => {
+        if (req.socket.destroyed || res.destroyed) {
+          dropped += 1;
+          return;
+        }
+        try {
+          const payload = JSON.parse(body);
+          const id = payload?.data?.export?.id;
+          if (typeof id === 'string') calls.set(id, [...(calls.get(id) ?? []), payload]);
+        } catch {
+          // Recorded nowhere: the assertions then miss it.
+        }
+        res.writeHead(204).end();
+      };
+      if (holding) held.push(answer);
+      else answer();
     });
   });
   const url = await new Promise<string>((resolve) => {
@@ -135,6 +153,14 @@ async function webhookReceiver() {
     url: `${url}/hook`,
     calls,
     total: () => [...calls.values()].reduce((n, list) => n + list.length, 0),
+    dropped: () => dropped,
+    hold() {
+      holding = true;
+    },
+    release() {
+      holding = false;
+      for (const answer of held.splice(0)) answer();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -194,8 +220,9 @@ test('one API and two workers: 60 exports, one worker SIGKILLed midway, each exp
     PLACARD_ALLOW_PRIVATE_URLS: 'true',
     PLACARD_RATE_LIMIT: 'false',
     PLACARD_RENDER_THREADS: '1',
-    // A dead worker's jobs are taken back after about this long (BullMQ lock, stalled check every half of it).
-    PLACARD_JOB_LEASE_SECONDS: '4',
+    // A dead worker's jobs are taken back after about this long (BullMQ lock, stalled check every half of it); long
+    // enough that a live worker on a busy machine keeps its locks.
+    PLACARD_JOB_LEASE_SECONDS: '10',
     LOG_LEVEL: 'warn',
   };
   // Node's test runner marks its children with this; a spawned service must not think it is a test file.
@@ -249,6 +276,8 @@ test('one API and two workers: 60 exports, one worker SIGKILLed midway, each exp
       const accepted = await api('POST', '/v1/export-with-changes', {
         templateHash: template,
         type: 'png',
+        // 1200x1000: renders long enough that the kill finds the doomed worker rendering.
+        exportSettings: { scale: 4 },
         elementsChanges: [{ elementName: 'headline', changes: [{ attribute: 'LABEL', value: `Export ${i}` }] }],
         webhookUrl: hooks.url,
       });
@@ -256,14 +285,21 @@ test('one API and two workers: 60 exports, one worker SIGKILLed midway, each exp
     }
     assert.equal(new Set(ids).size, EXPORTS);
 
-    // Midway: some exports finished, most not; then the doomed worker dies without a word.
-    for (let i = 0; hooks.total() < 10; i++) {
-      assert.ok(i < 2400, `no export finished within 120 s: ${doomed.output()}${survivor.output()}`);
-      await sleep(50);
+    // Midway, by the files in the bucket: a quarter rendered, the rest queued or rendering on both workers; then
+    // the doomed worker dies without a word.
+    const rendered = async () => (await bucket.keys()).filter((key) => key.startsWith('exports/')).length;
+    for (let i = 0; (await rendered()) < EXPORTS / 4; i++) {
+      assert.ok(i < 1200, `no export rendered within 120 s: ${doomed.output()}${survivor.output()}`);
+      await sleep(100);
     }
-    const beforeKill = hooks.total();
+    // Answers held for a moment first: a delivery answered just before has time to record its success.
+    hooks.hold();
+    await sleep(500);
+    const beforeKill = await rendered();
     doomed.child.kill('SIGKILL');
     await exitOf(doomed.child);
+    await sleep(500); // the dead sender's connections close
+    hooks.release();
     assert.ok(beforeKill < EXPORTS, `the kill came after every export had finished (${beforeKill})`);
 
     for (let i = 0; hooks.calls.size < EXPORTS; i++) {
