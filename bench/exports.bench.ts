@@ -65,6 +65,8 @@ async function startService() {
   };
   // The embedded shape: SQLite in the data dir, render threads = cores.
   delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  delete env.S3_ENDPOINT;
   delete env.PLACARD_RENDER_THREADS;
   const credential = JSON.parse(
     execFileSync(

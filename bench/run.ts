@@ -7,6 +7,7 @@ import { benchExports } from './exports.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchRender } from './render.bench.js';
+import { benchScale } from './scale.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
@@ -14,6 +15,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   html5: benchHtml5,
   motion: benchMotion,
   render: benchRender,
+  scale: benchScale,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -26,7 +26,8 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = Math.max(2, os.availableParallelism());
-console.log(`running ${files.length} test files on ${env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}`);
+const shape = env.REDIS_URL ? ' scaled out (Redis, BullMQ, files on s3rver)' : '';
+console.log(`running ${files.length} test files on ${env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}${shape}`);
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],

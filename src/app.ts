@@ -78,6 +78,8 @@ export interface AppDeps {
   renderPool: RenderPool;
   /** Background jobs: exports, webhook deliveries, thumbnails. Started when the app is ready, stopped on close. */
   jobs: JobQueue;
+  /** Redis of the scaled-out shape: GET /readyz checks it. */
+  redis?: { ping(): Promise<unknown> } | null;
   /** Waits between webhook delivery attempts. Default SPEC §8 (10 s … 6 h); tests shorten them. */
   webhookRetryDelaysMs?: readonly number[];
   /** Fastify logger options; false silences it (tests). */
@@ -99,6 +101,10 @@ const VERSION = (
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const { config, db, keys } = deps;
+  // PLACARD_ROLE: an `api` process serves HTTP and only enqueues; a `worker` runs the jobs and serves nothing but
+  // health and metrics; `all` (the embedded default) does both.
+  const serveApi = config.role !== 'worker';
+  const runJobs = config.role !== 'api';
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     genReqId,
@@ -161,19 +167,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
           await deps.jobs.depth();
         },
       },
-      {
-        name: 'storage',
-        check: async () => fs.promises.access(config.dataDir, fs.constants.W_OK),
-      },
+      { name: 'storage', check: () => deps.blobs.ping() },
+      ...(deps.redis ? [{ name: 'redis', check: async () => void (await deps.redis?.ping()) }] : []),
     ],
   });
-  authRoutes(app, { auth });
-  usersRoutes(app, {
-    users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
-  });
-  apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
-  avatarRoutes(app, { users, keys });
-  filesRoutes(app, { blobs: deps.blobs, keys });
+  if (serveApi) authRoutes(app, { auth });
+  if (serveApi)
+    usersRoutes(app, {
+      users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
+    });
+  if (serveApi) apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
+  if (serveApi) avatarRoutes(app, { users, keys });
+  if (serveApi) filesRoutes(app, { blobs: deps.blobs, keys });
   const projectService = createProjectService({
     db: db.kysely,
     projects,
@@ -184,23 +189,26 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     publicUrl: config.publicUrl,
     thumbnails,
   });
-  projectsRoutes(app, { projects: projectService });
-  projectUsersRoutes(app, { projects: projectService });
-  brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access, blobs: deps.blobs }) });
-  foldersRoutes(app, {
-    folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
-    designs,
-  });
-  templatesRoutes(app, { designs });
-  designVersionsRoutes(app, {
-    versions: createDesignVersionService({
-      db: db.kysely,
-      dialect: db.dialect,
+  if (serveApi) projectsRoutes(app, { projects: projectService });
+  if (serveApi) projectUsersRoutes(app, { projects: projectService });
+  if (serveApi)
+    brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access, blobs: deps.blobs }) });
+  if (serveApi)
+    foldersRoutes(app, {
+      folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
       designs,
-      keys,
-      publicUrl: config.publicUrl,
-    }),
-  });
+    });
+  if (serveApi) templatesRoutes(app, { designs });
+  if (serveApi)
+    designVersionsRoutes(app, {
+      versions: createDesignVersionService({
+        db: db.kysely,
+        dialect: db.dialect,
+        designs,
+        keys,
+        publicUrl: config.publicUrl,
+      }),
+    });
   const links = { blobs: deps.blobs, ttlSeconds: config.urlTtlSeconds };
   const webhookDeliveries = createWebhookDeliveries({
     db: db.kysely,
@@ -226,52 +234,59 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onFinished: (type, status) => metrics.exportsFinished.inc({ type, status }),
     log: app.log,
   });
-  webhookDeliveries.register();
-  exportProcessor.register();
-  registerThumbnailJobs({ db: db.kysely, dialect: db.dialect, queue: deps.jobs, thumbnails });
+  if (runJobs) {
+    webhookDeliveries.register();
+    exportProcessor.register();
+    registerThumbnailJobs({ db: db.kysely, dialect: db.dialect, queue: deps.jobs, thumbnails });
+  }
   queueDepthGauge(metrics, (kind) => deps.jobs.depth([kind]), [
     'export.creative',
     'export.finish',
     'webhook.deliver',
     'design.thumbnail',
   ]);
+  // The recovery sweeps and the outbox dispatcher run where the jobs run: they only enqueue, by idempotent job ids.
   app.addHook('onReady', async () => {
+    if (!runJobs) return;
     await deps.jobs.start();
     await exportProcessor.start();
     webhookDeliveries.start();
   });
   // Stops taking work, lets running renders finish (the queue hands back what does not finish in time).
   app.addHook('onClose', async () => {
+    if (!runJobs) return;
     exportProcessor.stop();
     await webhookDeliveries.stop();
-    await deps.jobs.stop(25_000);
+    await deps.jobs.stop(config.stopGraceSeconds * 1000);
   });
-  exportsRoutes(app, {
-    exports: createExportService({
-      db: db.kysely,
-      designs,
-      access,
-      queue: deps.jobs,
-      links,
-      deliveries: webhookDeliveries,
-      allowPrivateUrls: config.allowPrivateUrls,
-      queueLimit: config.queueLimit,
-      onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
-    }),
-  });
-  shareLinksRoutes(app, {
-    shareLinks: createShareLinkService({
-      db: db.kysely,
-      designs,
-      publicUrl: config.publicUrl,
-      // The generic IAB package: everything local, so the page plays it as any browser would.
-      renderPackage: (document, sizeIndex) =>
-        deps.renderPool.render(
-          { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
-          { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
-        ),
-    }),
-  });
+  if (serveApi)
+    exportsRoutes(app, {
+      exports: createExportService({
+        db: db.kysely,
+        designs,
+        access,
+        queue: deps.jobs,
+        links,
+        deliveries: webhookDeliveries,
+        allowPrivateUrls: config.allowPrivateUrls,
+        queueLimit: config.queueLimit,
+        onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
+      }),
+    });
+  if (serveApi)
+    shareLinksRoutes(app, {
+      shareLinks: createShareLinkService({
+        db: db.kysely,
+        designs,
+        publicUrl: config.publicUrl,
+        // The generic IAB package: everything local, so the page plays it as any browser would.
+        renderPackage: (document, sizeIndex) =>
+          deps.renderPool.render(
+            { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
+            { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
+          ),
+      }),
+    });
   const assetProcessor = createAssetProcessor({
     db: db.kysely,
     blobs: deps.blobs,
@@ -280,28 +295,34 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     log: app.log,
   });
   app.decorate('assetProcessor', assetProcessor);
-  app.addHook('onReady', async () => assetProcessor.start());
-  app.addHook('onClose', async () => assetProcessor.stop());
-  brandKitAssetsRoutes(app, {
-    assets: createAssetService({
-      db: db.kysely,
-      media: createMediaRepository(db.kysely),
-      access,
-      blobs: deps.blobs,
-      urlTtlSeconds: config.urlTtlSeconds,
-      queue: assetProcessor,
-    }),
-  });
-  adNetworksRoutes(app, {
-    adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
-  });
-  webhooksRoutes(app, {
-    webhooks: createWebhookService({
-      webhooks: createWebhookRepository(db.kysely),
-      allowPrivateUrls: config.allowPrivateUrls,
-    }),
-    deliveries: createDeliveryService({ deliveries: createDeliveryRepository(db.kysely), webhookDeliveries }),
-  });
+  // Brand kit assets are fetched by the API process that accepted them (their jobs are not on the JobQueue yet).
+  if (serveApi) {
+    app.addHook('onReady', async () => assetProcessor.start());
+    app.addHook('onClose', async () => assetProcessor.stop());
+  }
+  if (serveApi)
+    brandKitAssetsRoutes(app, {
+      assets: createAssetService({
+        db: db.kysely,
+        media: createMediaRepository(db.kysely),
+        access,
+        blobs: deps.blobs,
+        urlTtlSeconds: config.urlTtlSeconds,
+        queue: assetProcessor,
+      }),
+    });
+  if (serveApi)
+    adNetworksRoutes(app, {
+      adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
+    });
+  if (serveApi)
+    webhooksRoutes(app, {
+      webhooks: createWebhookService({
+        webhooks: createWebhookRepository(db.kysely),
+        allowPrivateUrls: config.allowPrivateUrls,
+      }),
+      deliveries: createDeliveryService({ deliveries: createDeliveryRepository(db.kysely), webhookDeliveries }),
+    });
 
   return app;
 }

@@ -19,8 +19,16 @@ export interface Config {
   databaseUrl: string | null;
   /** BullMQ, rate limits and idempotency in Redis when set. */
   redisUrl: string | null;
-  s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string } | null;
+  /** Prefix of every Redis key of this deployment (several deployments or test runs can share one Redis). Default placard. */
+  redisPrefix: string;
+  /** S3-compatible object storage instead of local disk when S3_ENDPOINT is set. */
+  s3: S3Settings | null;
+  /** What this process runs: the HTTP API, the job workers, or both (the default). */
   role: ProcessRole;
+  /** How long a stopping process lets running jobs finish before handing them back. Default 25 s. */
+  stopGraceSeconds: number;
+  /** How long a job claim holds without renewal; a process dead longer than this loses its jobs to another. Default 30 s. */
+  jobLeaseSeconds: number;
   logLevel: string;
   /** Create the demo team, project and credential on first start. Default true. */
   demo: boolean;
@@ -45,6 +53,16 @@ export interface Config {
     /** Requests per window and team (or client address before sign-in) on every other route. */
     other: number;
   };
+}
+
+export interface S3Settings {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Bucket in the path (`endpoint/bucket/key`), as MinIO and most S3-compatible servers want. Default true. */
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -73,31 +91,63 @@ function optional(env: Env, name: string): string | null {
   return raw === undefined || raw === '' ? null : raw;
 }
 
+function s3Settings(env: Env): S3Settings | null {
+  const endpoint = optional(env, 'S3_ENDPOINT');
+  if (!endpoint) return null;
+  if (!/^https?:\/\/[^/]/.test(endpoint)) {
+    throw new ConfigError(`S3_ENDPOINT must be an http:// or https:// URL, received '${endpoint}'`);
+  }
+  const bucket = optional(env, 'S3_BUCKET');
+  const accessKeyId = optional(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = optional(env, 'S3_SECRET_ACCESS_KEY');
+  if (!bucket || !accessKeyId || !secretAccessKey) {
+    throw new ConfigError('S3_ENDPOINT is set: S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set too');
+  }
+  return {
+    endpoint: endpoint.replace(/\/+$/, ''),
+    bucket,
+    region: env.S3_REGION || 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE', true),
+  };
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Readonly<Config> {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const role = (env.PLACARD_ROLE ?? 'all') as ProcessRole;
   if (!['all', 'api', 'worker'].includes(role)) {
     throw new ConfigError(`PLACARD_ROLE must be all, api or worker, received '${role}'`);
   }
-  const s3Endpoint = optional(env, 'S3_ENDPOINT');
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  const redisUrl = optional(env, 'REDIS_URL');
+  if (redisUrl && !/^rediss?:\/\/[^/]/.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL must be redis://host:port or rediss://host:port, received '${redisUrl}'`);
+  }
+  if (role !== 'all' && !databaseUrl) {
+    // Several processes cannot share one SQLite file: the embedded shape is one process.
+    throw new ConfigError(`PLACARD_ROLE=${role} needs DATABASE_URL (PostgreSQL): SQLite serves a single process`);
+  }
+  const redisPrefix = env.PLACARD_REDIS_PREFIX || 'placard';
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(redisPrefix)) {
+    throw new ConfigError(
+      `PLACARD_REDIS_PREFIX must be 1 to 64 letters, digits, '.', '_' or '-', received '${redisPrefix}'`,
+    );
+  }
+  const s3 = s3Settings(env);
   const config: Config = {
     port,
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.PLACARD_DATA_DIR || './data'),
     publicUrl: (env.PLACARD_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     renderThreads: integer(env, 'PLACARD_RENDER_THREADS', Math.max(1, os.availableParallelism()), 1, 256),
-    databaseUrl: optional(env, 'DATABASE_URL'),
-    redisUrl: optional(env, 'REDIS_URL'),
-    s3: s3Endpoint
-      ? {
-          endpoint: s3Endpoint,
-          bucket: env.S3_BUCKET || 'placard',
-          region: env.S3_REGION || 'us-east-1',
-          accessKeyId: env.S3_ACCESS_KEY_ID || '',
-          secretAccessKey: env.S3_SECRET_ACCESS_KEY || '',
-        }
-      : null,
+    databaseUrl,
+    redisUrl,
+    redisPrefix,
+    s3,
     role,
+    stopGraceSeconds: integer(env, 'PLACARD_STOP_GRACE_SECONDS', 25, 0, 3600),
+    jobLeaseSeconds: integer(env, 'PLACARD_JOB_LEASE_SECONDS', 30, 2, 3600),
     logLevel: env.LOG_LEVEL || 'info',
     demo: boolean(env, 'PLACARD_DEMO', true),
     jwtSecret: optional(env, 'PLACARD_JWT_SECRET'),

@@ -10,7 +10,7 @@ import { createTeamService } from './services/team.service.js';
 const USAGE = `usage: placard <command>
 
   serve                                   API and render workers (default)
-  worker                                  render workers only (scaled-out shape)
+  worker                                  job workers only, health and metrics on PORT (scaled-out shape)
   migrate                                 apply database migrations and exit
   admin create-team --name N --owner-email E [--owner-name M]
   admin create-credential --email E [--team-id T]
@@ -24,11 +24,19 @@ function fail(message: string, status = 2): never {
   process.exit(status);
 }
 
-async function serve() {
-  const config = loadConfig();
+/**
+ * `serve` runs PLACARD_ROLE (all by default, or api); `worker` is role worker: it runs the jobs and listens on PORT
+ * for /healthz, /readyz and /metrics only. SIGTERM lets running jobs finish for PLACARD_STOP_GRACE_SECONDS and hands
+ * the others back to the queue.
+ */
+async function serve(asWorker = false) {
+  const config = asWorker ? loadConfig(process.env, { role: 'worker' }) : loadConfig();
+  if (asWorker && !config.databaseUrl) {
+    fail('placard worker needs DATABASE_URL (PostgreSQL) and REDIS_URL: workers share the database and the queue');
+  }
   const runtime = await openRuntime(config);
   const app = await buildApp(runtime);
-  if (config.demo) {
+  if (config.demo && config.role !== 'worker') {
     const demo = await seedDemoIfEmpty(app, runtime.db, config.dataDir);
     if (demo) {
       app.log.info({ file: demo.file, projectId: demo.projectId, designs: demo.designHashes }, 'created the demo team');
@@ -47,10 +55,12 @@ async function serve() {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping: no new requests, finishing the ones in flight');
+    // Past the grace, the queue hands back what still runs; a stop stuck beyond that (a hung connection) exits anyway.
+    const limitMs = config.stopGraceSeconds * 1000 + 5_000;
     const force = setTimeout(() => {
-      app.log.error('graceful stop took longer than 30 s; exiting');
+      app.log.error(`graceful stop took longer than ${limitMs / 1000} s; exiting`);
       process.exit(1);
-    }, 30_000);
+    }, limitMs);
     force.unref();
     await app.close();
     await runtime.close();
@@ -129,9 +139,7 @@ export async function main(argv: string[]) {
         );
       }
       case 'worker':
-        return fail(
-          'the worker role arrives with the scaled-out shape; run `placard serve`, which includes the workers',
-        );
+        return await serve(true);
       case 'help':
       case '--help':
       case '-h':

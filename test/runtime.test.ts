@@ -46,9 +46,9 @@ test('an imported design gets its thumbnail from the render threads, as a 400 px
   assert.equal(rendered.length, 1, 'one render, through the pool');
 
   const thumbUrl: string = imported.json().response.template.thumbUrl;
-  const file = await t.app.inject({ method: 'GET', url: thumbUrl.replace(t.config.publicUrl, '') });
-  assert.equal(file.statusCode, 200);
-  const png = PNG.sync.read(file.rawPayload);
+  const file = await t.download(thumbUrl);
+  assert.equal(file.status, 200);
+  const png = PNG.sync.read(file.body);
   assert.deepEqual([png.width, png.height], [400, 333]);
   // Top-left corner: the design's background colour #0F172A.
   assert.deepEqual([...png.data.subarray(0, 3)], [0x0f, 0x17, 0x2a]);

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
 
 const MAIN = path.resolve('src/main.ts');
 
@@ -25,6 +26,9 @@ async function freshEnv(): Promise<Env> {
   const env: NodeJS.ProcessEnv = { ...process.env, PLACARD_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
   // Node's test runner marks its children with this; a spawned service must not think it is a test file.
   delete env.NODE_TEST_CONTEXT;
+  // Scaled out (REDIS_URL): Redis keys of its own, so that parallel test files never take each other's jobs.
+  const redisPrefix = `placard-cli-${randomBytes(4).toString('hex')}`;
+  if (process.env.REDIS_URL) env.PLACARD_REDIS_PREFIX = redisPrefix;
   let dropDb: (() => Promise<void>) | null = null;
   if (process.env.DATABASE_URL) {
     const name = `placard_cli_${randomBytes(4).toString('hex')}`;
@@ -47,6 +51,11 @@ async function freshEnv(): Promise<Env> {
     dataDir,
     async cleanup() {
       await dropDb?.();
+      if (process.env.REDIS_URL) {
+        const redis = openRedis(process.env.REDIS_URL);
+        await deleteKeysWithPrefix(redis, redisPrefix);
+        await redis.quit();
+      }
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,8 @@
 // Test harness: a fresh service per test file, on SQLite in a temporary data dir, or on PostgreSQL in a database of
 // its own when DATABASE_URL is set (the same suite runs on both). Requests go through app.inject, the full stack.
+// With REDIS_URL as well, the service runs in the scaled-out shape: BullMQ, rate limits and idempotency records in
+// Redis under a key prefix of its own (test files run in parallel), files in a bucket of its own on an S3-protocol
+// server (S3_ENDPOINT, or an s3rver this process starts); keys and bucket are removed by close().
 // A database rather than a schema: Kysely's Migrator looks for its bookkeeping tables in every schema it can see, so
 // a file migrating while another file's schema exists skipped creating them and failed.
 import { randomBytes } from 'node:crypto';
@@ -13,6 +16,8 @@ import type { App } from '../../src/http/types.js';
 import type { RenderPool } from '../../src/render/pool.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { createTeamService, type NewTeam } from '../../src/services/team.service.js';
+import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
+import { createTestBucket, type TestBucket } from './s3-server.js';
 
 export type RoleName = 'Owner' | 'Admin' | 'Editor' | 'Viewer';
 
@@ -37,6 +42,12 @@ export interface TestApp {
   newTeam(name?: string): Promise<Caller & { teamId: number }>;
   /** Whether this run uses PostgreSQL. */
   postgres: boolean;
+  /** The bucket of this app in the scaled-out shape (files in S3); null on local disk. */
+  bucket: TestBucket | null;
+  /** Where download links of stored files start: `<publicUrl>/files` on local disk, `<endpoint>/<bucket>` on S3. */
+  filesBase: string;
+  /** Downloads a link the service handed out: through the app (local disk) or from the S3 server. */
+  download(url: string): Promise<{ status: number; body: Buffer; headers: Record<string, string> }>;
   close(): Promise<void>;
 }
 
@@ -52,6 +63,17 @@ export interface TestOptions extends TestConfig {
 }
 
 let counter = 0;
+
+/** When a download link expires, Unix seconds: `exp` of a link of the service, or X-Amz-Date + X-Amz-Expires of S3's. */
+export function linkExpiry(url: string): number {
+  const params = new URL(url).searchParams;
+  if (params.has('exp')) return Number(params.get('exp'));
+  const signedAt = (params.get('X-Amz-Date') ?? '').replace(
+    /^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/,
+    '$1-$2-$3T$4:$5:$6Z',
+  );
+  return Date.parse(signedAt) / 1000 + Number(params.get('X-Amz-Expires'));
+}
 
 async function adminQuery(connectionString: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString });
@@ -95,6 +117,10 @@ export async function startTestApp(options: TestOptions = {}): Promise<TestApp> 
     url.pathname = `/${pgDatabase}`;
     databaseUrl = url.toString();
   }
+  const redisUrl = process.env.REDIS_URL || null;
+  const redisPrefix = `placard-t-${process.pid}-${randomBytes(4).toString('hex')}`;
+  // Files in S3 in the scaled-out shape, unless the test pins local disk (s3: null) to test the /files route.
+  const bucket = redisUrl && overrides.s3 === undefined ? await createTestBucket() : null;
   const base = loadConfig({});
   const config = Object.freeze({
     ...base,
@@ -104,6 +130,9 @@ export async function startTestApp(options: TestOptions = {}): Promise<TestApp> 
     logLevel: 'silent',
     publicUrl: 'http://placard.test',
     allowPrivateUrls: true,
+    redisUrl,
+    redisPrefix,
+    s3: bucket?.settings ?? null,
     ...overrides,
     rateLimit: { ...base.rateLimit, exports: 10_000, other: 10_000, ...overrides.rateLimit },
   });
@@ -166,9 +195,29 @@ export async function startTestApp(options: TestOptions = {}): Promise<TestApp> 
     userWith,
     newTeam,
     postgres: Boolean(databaseUrl),
+    bucket,
+    filesBase: bucket ? `${bucket.settings.endpoint}/${bucket.settings.bucket}` : `${config.publicUrl}/files`,
+    async download(url: string) {
+      if (url.startsWith(`${config.publicUrl}/`)) {
+        const res = await app.inject({ method: 'GET', url: url.slice(config.publicUrl.length) });
+        return { status: res.statusCode, body: res.rawPayload, headers: res.headers as Record<string, string> };
+      }
+      const res = await fetch(url);
+      return {
+        status: res.status,
+        body: Buffer.from(await res.arrayBuffer()),
+        headers: Object.fromEntries(res.headers),
+      };
+    },
     async close() {
       await app.close();
       await runtime.close();
+      if (redisUrl) {
+        const redis = openRedis(redisUrl);
+        await deleteKeysWithPrefix(redis, redisPrefix);
+        await redis.quit();
+      }
+      await bucket?.remove();
       if (serverUrl && pgDatabase) await dropDatabase(serverUrl, pgDatabase);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

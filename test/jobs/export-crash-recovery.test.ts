@@ -14,6 +14,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 import sharp from 'sharp';
 import yauzl from 'yauzl';
+import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
 import { springSale } from '../domain/design-fixtures.js';
 
 const MAIN = path.resolve('src/main.ts');
@@ -45,6 +46,9 @@ async function freshEnv(): Promise<Env> {
   };
   // Node's test runner marks its children with this; a spawned service must not think it is a test file.
   delete env.NODE_TEST_CONTEXT;
+  // Scaled out (REDIS_URL): Redis keys of its own, so that parallel test files never take each other's jobs.
+  const redisPrefix = `placard-cli-${randomBytes(4).toString('hex')}`;
+  if (process.env.REDIS_URL) env.PLACARD_REDIS_PREFIX = redisPrefix;
   let dropDb: (() => Promise<void>) | null = null;
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
@@ -74,6 +78,11 @@ async function freshEnv(): Promise<Env> {
     env,
     async cleanup() {
       await dropDb?.();
+      if (process.env.REDIS_URL) {
+        const redis = openRedis(process.env.REDIS_URL);
+        await deleteKeysWithPrefix(redis, redisPrefix);
+        await redis.quit();
+      }
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

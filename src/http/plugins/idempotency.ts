@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../domain/canonical.js';
 import { AppError } from '../../errors.js';
+import type { RedisClient } from '../../storage/redis.js';
 import type { App } from '../types.js';
 
 export interface StoredResponse {
@@ -35,7 +36,17 @@ interface MemoryRecord {
   expiresAt: number;
 }
 
-export function createMemoryIdempotencyStore(clock: () => number = Date.now): IdempotencyStore {
+export interface IdempotencyTtls {
+  /** Default REPLAY_TTL_MS. */
+  replayTtlMs?: number;
+  /** Default IN_FLIGHT_TTL_MS. */
+  inFlightTtlMs?: number;
+}
+
+export function createMemoryIdempotencyStore(
+  clock: () => number = Date.now,
+  { replayTtlMs = REPLAY_TTL_MS, inFlightTtlMs = IN_FLIGHT_TTL_MS }: IdempotencyTtls = {},
+): IdempotencyStore {
   const records = new Map<string, MemoryRecord>();
   function sweep() {
     const t = clock();
@@ -46,7 +57,7 @@ export function createMemoryIdempotencyStore(clock: () => number = Date.now): Id
       if (records.size > 10_000) sweep();
       const record = records.get(key);
       if (!record || record.expiresAt <= clock()) {
-        records.set(key, { fingerprint, response: null, expiresAt: clock() + IN_FLIGHT_TTL_MS });
+        records.set(key, { fingerprint, response: null, expiresAt: clock() + inFlightTtlMs });
         return { state: 'new' };
       }
       if (record.fingerprint !== fingerprint) return { state: 'mismatch' };
@@ -54,10 +65,51 @@ export function createMemoryIdempotencyStore(clock: () => number = Date.now): Id
     },
     async complete(key, response) {
       const record = records.get(key);
-      if (record) Object.assign(record, { response, expiresAt: clock() + REPLAY_TTL_MS });
+      if (record) Object.assign(record, { response, expiresAt: clock() + replayTtlMs });
     },
     async abandon(key) {
       records.delete(key);
+    },
+  };
+}
+
+interface RedisRecord {
+  fingerprint: string;
+  response: StoredResponse | null;
+}
+
+/**
+ * Records in Redis, shared by every API process: a claim is one `SET NX PX` (of two processes, one wins), and Redis
+ * expires records itself. A completion only replaces a record that still exists (`XX`): an abandoned claim stays gone.
+ */
+export function createRedisIdempotencyStore(
+  redis: RedisClient,
+  prefix: string,
+  { replayTtlMs = REPLAY_TTL_MS, inFlightTtlMs = IN_FLIGHT_TTL_MS }: IdempotencyTtls = {},
+): IdempotencyStore {
+  const keyOf = (key: string) => `${prefix}:idempotency:${key}`;
+  return {
+    async begin(key, fingerprint) {
+      const claim = JSON.stringify({ fingerprint, response: null } satisfies RedisRecord);
+      // Twice at most: a record that expires between the failed claim and the read leaves the key free again.
+      for (let round = 0; round < 2; round++) {
+        if ((await redis.set(keyOf(key), claim, 'PX', inFlightTtlMs, 'NX')) === 'OK') return { state: 'new' };
+        const found = await redis.get(keyOf(key));
+        if (found === null) continue;
+        const record = JSON.parse(found) as RedisRecord;
+        if (record.fingerprint !== fingerprint) return { state: 'mismatch' };
+        return record.response ? { state: 'done', response: record.response } : { state: 'in-flight' };
+      }
+      return { state: 'in-flight' };
+    },
+    async complete(key, response) {
+      const found = await redis.get(keyOf(key));
+      if (found === null) return;
+      const record = JSON.parse(found) as RedisRecord;
+      await redis.set(keyOf(key), JSON.stringify({ ...record, response }), 'PX', replayTtlMs, 'XX');
+    },
+    async abandon(key) {
+      await redis.del(keyOf(key));
     },
   };
 }

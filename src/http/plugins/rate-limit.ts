@@ -1,7 +1,8 @@
 // Per-team request budgets (SPEC §9) behind an interface; the in-process implementation uses rate-limiter-flexible's
 // memory store, and the Redis one (shared by every API process) its Redis store with the same fixed windows.
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../../config.js';
+import type { RedisClient } from '../../storage/redis.js';
 
 export type RateGroup = 'exports' | 'other';
 
@@ -20,10 +21,25 @@ export interface RateLimiter {
 type Limits = Config['rateLimit'];
 
 export function createMemoryRateLimiter(limits: Limits): RateLimiter {
-  const stores: Record<RateGroup, RateLimiterMemory> = {
+  return limiterOver(limits, {
     exports: new RateLimiterMemory({ points: limits.exports, duration: limits.windowSeconds, keyPrefix: 'exports' }),
     other: new RateLimiterMemory({ points: limits.other, duration: limits.windowSeconds, keyPrefix: 'other' }),
-  };
+  });
+}
+
+/** The same windows counted in Redis, so that every API process behind the load balancer spends one budget. */
+export function createRedisRateLimiter(limits: Limits, redis: RedisClient, prefix: string): RateLimiter {
+  const store = (group: RateGroup) =>
+    new RateLimiterRedis({
+      storeClient: redis,
+      points: limits[group],
+      duration: limits.windowSeconds,
+      keyPrefix: `${prefix}:rate:${group}`,
+    });
+  return limiterOver(limits, { exports: store('exports'), other: store('other') });
+}
+
+function limiterOver(limits: Limits, stores: Record<RateGroup, RateLimiterAbstract>): RateLimiter {
   return {
     async hit(group, key) {
       const limit = limits[group];

@@ -4,6 +4,7 @@
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { type BlobStore, isValidBlobKey } from '../../storage/blobs/blob-store.js';
+import { contentDisposition } from '../../storage/blobs/content-disposition.js';
 import { verifyFileLink } from '../../storage/blobs/local-disk.js';
 import type { ServerKeys } from '../../storage/secrets.js';
 import { errors } from '../schemas/common.js';
@@ -16,24 +17,7 @@ export interface FilesRoutesDeps {
   now?: () => number;
 }
 
-/** A file name safe on every OS and in a header: no control characters, separators or reserved punctuation. */
-export function safeFileName(name: string): string {
-  const cleaned = name
-    .normalize('NFC')
-    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, '')
-    .replace(/[/\\:*?"<>|]/g, '_')
-    .replace(/^[\s.]+|[\s.]+$/g, '')
-    .slice(0, 200);
-  return cleaned || 'download';
-}
-
-/** `attachment; filename="ascii"; filename*=UTF-8''percent-encoded` (RFC 6266, RFC 8187). */
-export function contentDisposition(name: string): string {
-  const safe = safeFileName(name);
-  const ascii = safe.replace(/[^\x20-\x7e]/g, '_').replace(/[%;]/g, '_');
-  const encoded = encodeURIComponent(safe).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
+export { contentDisposition, safeFileName } from '../../storage/blobs/content-disposition.js';
 
 export function filesRoutes(app: App, deps: FilesRoutesDeps) {
   const now = deps.now ?? Date.now;

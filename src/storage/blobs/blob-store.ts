@@ -27,6 +27,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** A link that downloads the object without credentials until it expires. */
   signedUrl(key: string, options: SignedUrlOptions): Promise<string>;
+  /** Resolves when the store is reachable and writable; GET /readyz asks. */
+  ping(): Promise<void>;
 }
 
 /** Path segments of letters, digits, `.`, `_` and `-`, none starting with a dot; at most 512 characters. */

@@ -136,6 +136,11 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Bl
       await fs.rm(fileOf(key, metaDir, '.json'), { force: true });
     },
 
+    async ping() {
+      await fs.mkdir(root, { recursive: true });
+      await fs.access(root, fs.constants.W_OK);
+    },
+
     async signedUrl(key: string, { ttlSeconds, fileName }: SignedUrlOptions) {
       assertBlobKey(key);
       const exp = Math.floor(now() / 1000) + ttlSeconds;

@@ -101,7 +101,12 @@ function assertError(
 }
 
 /** The files stored for a brand kit's assets (the processor keys them assets/<kit id>/…). */
-function storedFiles(t: TestApp, kitId: number): string[] {
+/** The files stored for a kit: on local disk, or in the app's bucket in the scaled-out shape. */
+async function storedFiles(t: TestApp, kitId: number): Promise<string[]> {
+  if (t.bucket) {
+    const prefix = `assets/${kitId}/`;
+    return (await t.bucket.keys()).filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  }
   const dir = path.join(t.config.dataDir, 'blobs', 'assets', String(kitId));
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 }
@@ -185,13 +190,26 @@ describe('POST /v1/brandkit/uploadAssets', () => {
       url: asset.url,
       checksum: sha256(logo),
     });
-    assert.ok(asset.url.startsWith(`${t.config.publicUrl}/files/assets/${kitId}/${accepted.hash}.png?exp=`), asset.url);
-
-    const download = await t.app.inject({ method: 'GET', url: asset.url.replace(t.config.publicUrl, '') });
-    assert.equal(download.statusCode, 200);
-    assert.deepEqual(download.rawPayload, logo);
-    assert.equal(download.headers['content-type'], 'image/png');
-    assert.match(String(download.headers['content-disposition']), /filename="logo\.png"/);
+    if (t.bucket) {
+      // Scaled out: a presigned link of the bucket, downloaded from the S3 server itself.
+      const { endpoint, bucket } = t.bucket.settings;
+      assert.ok(asset.url.startsWith(`${endpoint}/${bucket}/assets/${kitId}/${accepted.hash}.png?`), asset.url);
+      const download = await fetch(asset.url);
+      assert.equal(download.status, 200);
+      assert.deepEqual(Buffer.from(await download.arrayBuffer()), logo);
+      assert.equal(download.headers.get('content-type'), 'image/png');
+      assert.match(String(download.headers.get('content-disposition')), /filename="logo\.png"/);
+    } else {
+      assert.ok(
+        asset.url.startsWith(`${t.config.publicUrl}/files/assets/${kitId}/${accepted.hash}.png?exp=`),
+        asset.url,
+      );
+      const download = await t.app.inject({ method: 'GET', url: asset.url.replace(t.config.publicUrl, '') });
+      assert.equal(download.statusCode, 200);
+      assert.deepEqual(download.rawPayload, logo);
+      assert.equal(download.headers['content-type'], 'image/png');
+      assert.match(String(download.headers['content-disposition']), /filename="logo\.png"/);
+    }
 
     const row = await t.runtime.db.kysely
       .selectFrom('media')
@@ -240,7 +258,7 @@ describe('POST /v1/brandkit/uploadAssets', () => {
         sources[i],
       );
     });
-    assert.deepEqual(storedFiles(t, kitId), []);
+    assert.deepEqual(await storedFiles(t, kitId), []);
     const rows = await t.runtime.db.kysely
       .selectFrom('media')
       .select(['blob_key', 'attempts'])
@@ -270,7 +288,7 @@ describe('POST /v1/brandkit/uploadAssets', () => {
       assets.map((a) => a.status),
       ['INVALID', 'VALID'],
     );
-    assert.deepEqual(storedFiles(t, kitId), [`${assets[1].hash}.png`]);
+    assert.deepEqual(await storedFiles(t, kitId), [`${assets[1].hash}.png`]);
   });
 
   test('a Viewer gets 403; another team gets 404 for every role; an Editor may upload', async () => {
@@ -452,7 +470,7 @@ describe('uploadAssets without private addresses (PLACARD_ALLOW_PRIVATE_URLS=fal
       else assert.match(String(asset.error), want);
     });
     assert.equal(server.hits.get('/ok.png') ?? 0, 0);
-    assert.deepEqual(storedFiles(t, kitId), []);
+    assert.deepEqual(await storedFiles(t, kitId), []);
   });
 });
 
@@ -513,7 +531,7 @@ describe('uploadAssets: a redirect from a public host to a private one', () => {
     );
     assert.equal(server.hits.get('/bounce.png'), 1);
     assert.equal(server.hits.get('/ok.png'), 1); // the direct source only
-    assert.deepEqual(storedFiles(t, kitId), [`${ok.hash}.png`]);
+    assert.deepEqual(await storedFiles(t, kitId), [`${ok.hash}.png`]);
   });
 });
 

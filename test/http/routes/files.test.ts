@@ -11,7 +11,8 @@ describe('GET /files/* (signed downloads of the local disk store)', () => {
   let t: TestApp;
   const image = png(30, 25);
   before(async () => {
-    t = await startTestApp();
+    // The route serves the local-disk store: pinned to local disk in the scaled-out run as well.
+    t = await startTestApp({ s3: null });
     await t.runtime.blobs.put('exports/e1/banner-300x250.png', image, 'image/png');
     await t.runtime.blobs.put('exports/e1/other.png', png(1, 1), 'image/png');
   });

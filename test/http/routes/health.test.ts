@@ -18,10 +18,11 @@ describe('health and metrics', () => {
     assert.deepEqual(res.json(), { status: 'ok' });
   });
 
-  test('GET /readyz checks the database, the job queue and the storage', async () => {
+  test('GET /readyz checks the database, the job queue, the storage and Redis when scaled out', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/readyz' });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { status: 'ready', checks: { database: 'ok', queue: 'ok', storage: 'ok' } });
+    const checks = { database: 'ok', queue: 'ok', storage: 'ok', ...(t.runtime.redis ? { redis: 'ok' } : {}) };
+    assert.deepEqual(res.json(), { status: 'ready', checks });
   });
 
   test('GET /readyz is 503 naming the dependency that is down', async () => {
@@ -34,7 +35,17 @@ describe('health and metrics', () => {
           throw new Error('queue unreachable');
         },
       },
-      config: { ...t.config, dataDir: `${t.config.dataDir}/does-not-exist` },
+      blobs: {
+        ...t.runtime.blobs,
+        ping: async () => {
+          throw new Error('storage unreachable');
+        },
+      },
+      redis: {
+        ping: async () => {
+          throw new Error('redis unreachable');
+        },
+      },
       db: {
         ...t.runtime.db,
         ping: async () => {
@@ -49,9 +60,13 @@ describe('health and metrics', () => {
       assert.equal(res.statusCode, 503);
       const body = res.json();
       assert.equal(body.status, 'unavailable');
-      assert.deepEqual(Object.keys(body.checks).sort(), ['database', 'queue', 'storage']);
       // The reason (which may hold hosts or paths) goes to the log, not to an unauthenticated answer.
-      assert.deepEqual(body.checks, { database: 'unreachable', queue: 'unreachable', storage: 'unreachable' });
+      assert.deepEqual(body.checks, {
+        database: 'unreachable',
+        queue: 'unreachable',
+        storage: 'unreachable',
+        redis: 'unreachable',
+      });
       // Liveness does not depend on the dependencies.
       assert.equal((await broken.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
     } finally {

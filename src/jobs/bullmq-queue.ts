@@ -1,0 +1,294 @@
+// The JobQueue of the scaled-out shape: one BullMQ queue per job kind in Redis, so any number of `placard worker`
+// processes on any number of machines share the work. BullMQ holds a lock per running job that its worker renews; a
+// worker that dies stops renewing, and the stalled-job check of another worker puts the job back (stalled-job
+// detection). What job-queue.ts promises on top of BullMQ lives here:
+// - attempts count crashes: the attempt is BullMQ's `attemptsStarted` less the times stop() handed the job back, and a
+//   job started more often than its maxAttempts goes to onExhausted as interrupted instead of running again;
+// - the last failed attempt runs onExhausted inside the job, then fails it for good (UnrecoverableError);
+// - a job still running when stop()'s grace ends is moved back to waiting under its lock, so only the next holder can
+//   settle it (BullMQ refuses a completion whose lock token is not the job's).
+import { type Job as BullJob, type JobType, type MinimalJob, Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { RedisClient } from '../storage/redis.js';
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_RETRY_DELAYS_MS,
+  type EnqueueOptions,
+  type Job,
+  type JobHandler,
+  type JobKind,
+  type JobPayloads,
+  type JobQueue,
+  type ProcessOptions,
+  retryDelayAfter,
+  withJitter,
+} from './job-queue.js';
+
+export interface BullMqJobQueueLog {
+  error(details: object, message: string): void;
+  warn?(details: object, message: string): void;
+}
+
+export interface BullMqJobQueueOptions {
+  /** Shared connection (storage/redis.ts); the workers open their blocking connections from it. */
+  connection: RedisClient;
+  /** Prefix of every key, so that deployments and test runs sharing a Redis never see each other's jobs. */
+  prefix: string;
+  /** Lock of a running job without renewal: a dead worker's job is taken back after about this long. Default 30 s. */
+  leaseMs?: number;
+  /** Source of the retry jitter. Default Math.random. */
+  random?: () => number;
+  log?: BullMqJobQueueLog;
+}
+
+/** What a BullMQ job carries: the payload and what the contract needs that BullMQ does not keep. */
+interface JobData {
+  /** The JobQueue id (BullMQ ids cannot hold ':' nor be integers, see bullIdOf). */
+  id: string;
+  payload: unknown;
+  maxAttempts: number;
+  retryDelaysMs: readonly number[];
+  /** Times a stopping worker handed the job back: those starts are not attempts. */
+  handedBack?: number;
+}
+
+interface Registration {
+  handler: JobHandler<JobKind>;
+  concurrency: number;
+  onExhausted?: ProcessOptions<JobKind>['onExhausted'];
+}
+
+interface Running {
+  job: BullJob<JobData>;
+  token: string | undefined;
+  abandoned: boolean;
+  done: Promise<unknown>;
+}
+
+/** Finished jobs are kept a day, so that enqueueing the same id again does nothing (job-queue.ts). */
+const KEEP_FINISHED_SECONDS = 24 * 60 * 60;
+const IDLE_CHECK_MS = 10;
+const WAITING_STATES: readonly JobType[] = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'];
+const DUE_STATES: readonly JobType[] = ['waiting', 'active', 'prioritized'];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** An injective spelling of a JobQueue id that BullMQ accepts: no ':' and not an integer. */
+export function bullIdOf(id: string): string {
+  if (/^\d+$/.test(id)) return `#${id}`;
+  return id.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/#/g, '%23');
+}
+
+function attemptOf(job: BullJob<JobData>): number {
+  return Math.max(1, job.attemptsStarted - (job.data.handedBack ?? 0));
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+export interface BullMqJobQueue extends JobQueue {
+  /** Closes the producer side (the queues); the connection belongs to the caller. */
+  close(): Promise<void>;
+}
+
+export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQueue {
+  const { connection, prefix, log } = options;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const random = options.random ?? Math.random;
+  const queues = new Map<JobKind, Queue<JobData>>();
+  const registrations = new Map<JobKind, Registration>();
+  const running = new Map<string, Running>();
+  let workers: Worker<JobData>[] = [];
+
+  function queueOf(kind: JobKind): Queue<JobData> {
+    let queue = queues.get(kind);
+    if (!queue) {
+      queue = new Queue<JobData>(kind, { connection, prefix });
+      queue.on('error', (error) => log?.error({ err: error, kind }, 'job queue: Redis error'));
+      queues.set(kind, queue);
+    }
+    return queue;
+  }
+
+  async function run(kind: JobKind, registration: Registration, job: BullJob<JobData>, token?: string) {
+    const data = job.data;
+    const attempt = attemptOf(job);
+    const asJob = (n: number): Job => ({
+      id: data.id,
+      kind,
+      payload: data.payload as Job['payload'],
+      attempt: n,
+      maxAttempts: data.maxAttempts,
+    });
+    if (attempt > data.maxAttempts) {
+      // Every earlier start ended without settling the job: the workers running it died.
+      const interrupted = new Error(`interrupted ${attempt - 1} times: the process running it stopped or crashed`);
+      await exhaust(registration, asJob(attempt - 1), interrupted);
+      throw new UnrecoverableError(interrupted.message);
+    }
+    const entry: Running = { job, token, abandoned: false, done: Promise.resolve() };
+    const key = `${kind}\n${job.id}`;
+    running.set(key, entry);
+    try {
+      await registration.handler(asJob(attempt));
+    } catch (error) {
+      if (entry.abandoned) return;
+      const failure = asError(error);
+      if (attempt >= data.maxAttempts) {
+        await exhaust(registration, asJob(attempt), failure);
+        throw new UnrecoverableError(failure.message);
+      }
+      throw failure; // BullMQ retries after backoffStrategy's wait
+    } finally {
+      if (running.get(key) === entry) running.delete(key);
+    }
+  }
+
+  async function exhaust(registration: Registration, job: Job, error: Error) {
+    try {
+      await registration.onExhausted?.(job, error);
+    } catch (failure) {
+      log?.error({ err: failure, jobId: job.id, kind: job.kind }, 'job queue: onExhausted threw');
+    }
+  }
+
+  function workerOf(kind: JobKind, registration: Registration): Worker<JobData> {
+    const worker = new Worker<JobData>(
+      kind,
+      async (job, token) => {
+        const done = run(kind, registration, job, token);
+        const entry = running.get(`${kind}\n${job.id}`);
+        if (entry) entry.done = done.catch(() => undefined);
+        return done;
+      },
+      {
+        connection,
+        prefix,
+        concurrency: registration.concurrency,
+        lockDuration: leaseMs,
+        stalledInterval: Math.max(1_000, Math.floor(leaseMs / 2)),
+        // Crashes are counted by run() against the job's own maxAttempts, not by BullMQ's stalled limit.
+        maxStalledCount: 1_000,
+        autorun: false,
+        settings: {
+          backoffStrategy: (_attemptsMade: number, _type?: string, _error?: Error, job?: MinimalJob) => {
+            const data = job?.data as JobData | undefined;
+            if (!job || !data) return 0;
+            // The worker hands its own Job here, which carries attemptsStarted.
+            return withJitter(retryDelayAfter(attemptOf(job as BullJob<JobData>), data.retryDelaysMs), random);
+          },
+        },
+      },
+    );
+    worker.on('error', (error) => log?.error({ err: error, kind }, 'job queue: worker error'));
+    return worker;
+  }
+
+  async function countOf(kinds: readonly JobKind[], states: readonly JobType[]): Promise<number> {
+    const counts = await Promise.all(
+      kinds.map(async (kind) => {
+        const byState = await queueOf(kind).getJobCounts(...states);
+        return Object.values(byState).reduce((a, b) => a + b, 0);
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  return {
+    async enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], opts: EnqueueOptions = {}) {
+      const id = opts.jobId ?? crypto.randomUUID();
+      const maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+      const data: JobData = {
+        id,
+        payload,
+        maxAttempts,
+        retryDelaysMs: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+      };
+      // BullMQ ignores an add whose id it still holds (queued, running, or kept after finishing).
+      await queueOf(kind).add(kind, data, {
+        jobId: bullIdOf(id),
+        delay: opts.delayMs ?? 0,
+        attempts: maxAttempts,
+        backoff: { type: 'placard' },
+        removeOnComplete: { age: KEEP_FINISHED_SECONDS },
+        removeOnFail: { age: KEEP_FINISHED_SECONDS },
+      });
+    },
+
+    process<K extends JobKind>(kind: K, handler: JobHandler<K>, { concurrency, onExhausted }: ProcessOptions<K>) {
+      if (!Number.isInteger(concurrency) || concurrency < 1) {
+        throw new RangeError(`job queue: concurrency of ${kind} must be a whole number ≥ 1, received ${concurrency}`);
+      }
+      registrations.set(kind, {
+        handler: handler as JobHandler<JobKind>,
+        concurrency,
+        onExhausted: onExhausted as ProcessOptions<JobKind>['onExhausted'],
+      });
+    },
+
+    async start() {
+      if (workers.length > 0) return;
+      workers = [...registrations].map(([kind, registration]) => workerOf(kind, registration));
+      for (const worker of workers) {
+        void worker.run().catch((error) => log?.error({ err: error }, 'job queue: a worker stopped'));
+      }
+      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+    },
+
+    async stop(graceMs = 30_000) {
+      if (workers.length === 0) return;
+      const stopping = workers;
+      workers = [];
+      // Claim nothing more; running jobs go on.
+      await Promise.all(stopping.map((worker) => worker.pause(true)));
+      if (running.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all([...running.values()].map((r) => r.done)),
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, graceMs);
+          }),
+        ]);
+        clearTimeout(timer);
+      }
+      if (running.size === 0) {
+        // Nothing left: close without force, so that the last completions reach Redis.
+        await Promise.all(stopping.map((worker) => worker.close()));
+        return;
+      }
+      // Still running: back to waiting, the start not counted, for another worker or the next start.
+      for (const [key, entry] of [...running]) {
+        running.delete(key);
+        entry.abandoned = true;
+        try {
+          await entry.job.updateData({ ...entry.job.data, handedBack: (entry.job.data.handedBack ?? 0) + 1 });
+          await entry.job.moveToWait(entry.token);
+        } catch (error) {
+          log?.error({ err: error, jobId: entry.job.data.id }, 'job queue: handing a job back failed');
+        }
+      }
+      // force: the handed-back handlers may still run, but their jobs are no longer ours to settle.
+      await Promise.all(stopping.map((worker) => worker.close(true)));
+    },
+
+    async depth(kinds?: readonly JobKind[]) {
+      const all = kinds ?? (['export.creative', 'export.finish', 'webhook.deliver', 'design.thumbnail'] as const);
+      if (all.length === 0) return 0;
+      return countOf(all, WAITING_STATES);
+    },
+
+    async idle() {
+      const kinds = [...registrations.keys()];
+      if (kinds.length === 0) return;
+      for (;;) {
+        if (running.size === 0 && (await countOf(kinds, DUE_STATES)) === 0 && running.size === 0) return;
+        await sleep(IDLE_CHECK_MS);
+      }
+    },
+
+    async close() {
+      await Promise.all([...queues.values()].map((queue) => queue.close()));
+      queues.clear();
+    },
+  };
+}
