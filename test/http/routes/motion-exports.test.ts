@@ -80,12 +80,13 @@ describe('GIF and MP4 exports over HTTP', () => {
     }
   }
 
+  /** A stored file through its link, whichever store signed it (local disk or S3). */
   async function download(link: string): Promise<Buffer> {
-    const url = new URL(link);
-    const res = await fetch(`${origin}${url.pathname}${url.search}`);
+    const res = await t.download(link);
     assert.equal(res.status, 200);
-    return Buffer.from(await res.arrayBuffer());
+    return res.body;
   }
+
 
   before(async () => {
     t = await startTestApp();
