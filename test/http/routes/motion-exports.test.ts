@@ -87,7 +87,6 @@ describe('GIF and MP4 exports over HTTP', () => {
     return res.body;
   }
 
-
   before(async () => {
     t = await startTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
