@@ -283,8 +283,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       warnings: output.warnings,
       fallbackKey,
     });
-    if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
+    // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.
     await finishWhenSettled(exportId);
+    if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
   }
 
   /**

@@ -307,7 +307,12 @@ describe('exports over HTTP', () => {
     assertPixel(pixels, 160, 236, [0, 255, 0, 255], 2); // cta, BGCOLOR changed
     assertPixel(pixels, 225, 125, [0, 0, 255, 255], 2); // photo, SOURCE changed
 
-    const design = await ok('GET', `/v1/templates?apiGenerated=true&keyword=${encodeURIComponent('Spring:')}`);
+    // The thumbnail is stored just after the export finishes (it does not hold up the export): look until it is there.
+    let design = await ok('GET', `/v1/templates?apiGenerated=true&keyword=${encodeURIComponent('Spring:')}`);
+    for (let i = 0; i < 200 && !design.nodes[0]?.thumbUrl; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      design = await ok('GET', `/v1/templates?apiGenerated=true&keyword=${encodeURIComponent('Spring:')}`);
+    }
     assert.equal(design.nodes.length, 1);
     assert.equal(design.nodes[0].apiGenerated, true);
     assert.equal(design.nodes[0].projectId, projectId);
