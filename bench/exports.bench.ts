@@ -7,12 +7,13 @@ import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { DEMO_DESIGNS } from '../src/cli/demo-designs.js';
 import { DESIGN_DOCUMENT_EXAMPLE } from '../src/domain/design-document-doc.js';
+import { freePort } from '../test/helpers/ports.js';
 import { printTable } from './table.js';
 
 /** Exports per loaded run; the unloaded runs (concurrency 1) make a fifth as many. */
@@ -21,17 +22,6 @@ const CONCURRENCY = 16;
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
 type Json = any;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function listen(server: http.Server): Promise<string> {
   server.listen(0, '127.0.0.1');

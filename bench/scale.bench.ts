@@ -9,12 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { DESIGN_DOCUMENT_EXAMPLE } from '../src/domain/design-document-doc.js';
 import { deleteKeysWithPrefix, openRedis } from '../src/storage/redis.js';
+import { freePort } from '../test/helpers/ports.js';
 import { createTestBucket } from '../test/helpers/s3-server.js';
 import { printTable } from './table.js';
 
@@ -24,17 +25,6 @@ const WORKER_COUNTS = [1, 2];
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
 type Json = any;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function pgAdmin(connectionString: string, text: string) {
   const client = new pg.Client({ connectionString });

@@ -2,9 +2,9 @@
 // benchmarks that measure the service from the outside.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../test/helpers/ports.js';
 
 export interface RunningService {
   url: string;
@@ -12,17 +12,6 @@ export interface RunningService {
   credentials: { clientId: string; clientSecret: string };
   token(): Promise<string>;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startService(env: Record<string, string> = {}): Promise<RunningService> {

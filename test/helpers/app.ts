@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { App } from '../../src/http/types.js';
@@ -17,6 +16,7 @@ import type { RenderPool } from '../../src/render/pool.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { createTeamService, type NewTeam } from '../../src/services/team.service.js';
 import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
+import { adminQuery, dropDatabase } from './postgres.js';
 import { createTestBucket, type TestBucket } from './s3-server.js';
 
 export type RoleName = 'Owner' | 'Admin' | 'Editor' | 'Viewer';
@@ -73,35 +73,6 @@ export function linkExpiry(url: string): number {
     '$1-$2-$3T$4:$5:$6Z',
   );
   return Date.parse(signedAt) / 1000 + Number(params.get('X-Amz-Expires'));
-}
-
-async function adminQuery(connectionString: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * pg-pool's end() resolves before its connections have said goodbye; a forced drop while one is still open kills it
- * and its client raises an unhandled 'error' in the test process. So wait for the service's connections to leave.
- */
-async function dropDatabase(connectionString: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    for (let attempt = 0; attempt < 250; attempt++) {
-      const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
-      if (rows[0].n === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    await client.query(`drop database if exists ${name} with (force)`);
-  } finally {
-    await client.end();
-  }
 }
 
 export async function startTestApp(options: TestOptions = {}): Promise<TestApp> {

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -16,6 +16,8 @@ import sharp from 'sharp';
 import yauzl from 'yauzl';
 import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
 import { springSale } from '../domain/design-fixtures.js';
+import { freePort } from '../helpers/ports.js';
+import { adminQuery } from '../helpers/postgres.js';
 
 const MAIN = path.resolve('src/main.ts');
 const POSTGRES = Boolean(process.env.DATABASE_URL);
@@ -86,27 +88,6 @@ async function freshEnv(): Promise<Env> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-async function adminQuery(connectionString: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 interface Service {

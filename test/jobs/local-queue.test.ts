@@ -8,13 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, beforeEach, describe, test } from 'node:test';
 import type { Insertable, Selectable } from 'kysely';
-import pg from 'pg';
 import type { Job, JobQueue } from '../../src/jobs/job-queue.js';
 import { createLocalJobQueue, type LocalJobQueueOptions } from '../../src/jobs/local-queue.js';
 import { type Db, openDatabase } from '../../src/storage/db/database.js';
 import { migrateToLatest } from '../../src/storage/db/migrate.js';
 import type { JobsTable } from '../../src/storage/db/schema.js';
 import { jobQueueContract } from '../contracts/job-queue.js';
+import { adminQuery, dropDatabase } from '../helpers/postgres.js';
 
 /**
  * A database of this file's own, without the app: the app's queue would take the jobs these tests enqueue. SQLite in
@@ -42,32 +42,6 @@ async function openTestDb(): Promise<Db & { drop(): Promise<void> }> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-async function adminQuery(connectionString: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-/** The pool's end() resolves before its connections leave, and a forced drop would kill them mid-goodbye. */
-async function dropDatabase(connectionString: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    for (let attempt = 0; attempt < 250; attempt++) {
-      const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
-      if (rows[0].n === 0) break;
-      await sleep(20);
-    }
-    await client.query(`drop database if exists ${name} with (force)`);
-  } finally {
-    await client.end();
-  }
 }
 
 let opened: ReturnType<typeof openTestDb> | null = null;

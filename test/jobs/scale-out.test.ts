@@ -11,7 +11,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -19,6 +19,8 @@ import { Queue } from 'bullmq';
 import pg from 'pg';
 import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
 import { springSale } from '../domain/design-fixtures.js';
+import { freePort } from '../helpers/ports.js';
+import { adminQuery, dropDatabase } from '../helpers/postgres.js';
 import { createTestBucket } from '../helpers/s3-server.js';
 
 const MAIN = path.resolve('src/main.ts');
@@ -32,42 +34,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field.
 type Json = any;
-
-async function adminQuery(connectionString: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-async function dropDatabase(connectionString: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    for (let i = 0; i < 250; i++) {
-      const { rows } = await client.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
-      if (rows[0].n === 0) break;
-      await sleep(20);
-    }
-    await client.query(`drop database if exists ${name} with (force)`);
-  } finally {
-    await client.end();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Proc {
   child: ChildProcess;
