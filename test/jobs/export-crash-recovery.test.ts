@@ -13,11 +13,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
 import sharp from 'sharp';
-import yauzl from 'yauzl';
 import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
 import { springSale } from '../domain/design-fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { adminQuery } from '../helpers/postgres.js';
+import { readZip } from '../helpers/zip.js';
 
 const MAIN = path.resolve('src/main.ts');
 const POSTGRES = Boolean(process.env.DATABASE_URL);
@@ -280,31 +280,6 @@ function startsWith(bytes: Buffer, magic: Buffer): boolean {
   return bytes.subarray(0, magic.byteLength).equals(magic);
 }
 
-/** Entry names and first bytes of each entry of a zip. */
-function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(bytes, { lazyEntries: true }, (error, zip) => {
-      if (error || !zip) return reject(error);
-      const entries = new Map<string, Buffer>();
-      zip.on('error', reject);
-      zip.on('end', () => resolve(entries));
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (streamError, stream) => {
-          if (streamError || !stream) return reject(streamError);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('error', reject);
-          stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.readEntry();
-    });
-  });
-}
-
 interface Submitted {
   label: string;
   id: string;
@@ -488,7 +463,7 @@ test('an export accepted before a SIGKILL is finished by the next start: files, 
       assert.ok(entry.zipUrl, `${s.label}: a zipUrl`);
       const zip = await download(entry.zipUrl);
       assert.ok(startsWith(zip.bytes, MAGIC.zip), `${s.label}: the zipUrl serves a zip`);
-      const entries = await unzip(zip.bytes);
+      const entries = await readZip(zip.bytes);
       assert.deepEqual(
         [...entries.keys()].sort(),
         s.set.sizes.map((size) => `${s.set?.stem}-${size}.${s.ext}`).sort(),

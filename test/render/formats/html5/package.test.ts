@@ -6,13 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import yauzl from 'yauzl';
 import { type DesignDocument, readDocument } from '../../../../src/domain/design.schema.js';
 import type { AppError } from '../../../../src/errors.js';
 import { AD_NETWORKS, adNetworkById } from '../../../../src/render/formats/html5/networks.js';
 import { packageHtml5 } from '../../../../src/render/formats/html5/package.js';
 import type { Html5Settings } from '../../../../src/render/formats/html5/settings.js';
 import { ffmpegBinary } from '../../../../src/render/video-frame.js';
+import { readZip } from '../../../helpers/zip.js';
 import { type RenderMedia, startRenderMedia } from '../../render-media.js';
 
 const LANDING = 'https://example.com/landing?from=ad';
@@ -88,29 +88,6 @@ function banner(extra: Record<string, unknown>[] = [], loop: number | 'infinite'
   });
 }
 
-function unzip(zip: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
-      if (error || !file) return reject(error);
-      const files = new Map<string, Buffer>();
-      file.on('entry', (entry: yauzl.Entry) => {
-        file.openReadStream(entry, (err, stream) => {
-          if (err || !stream) return reject(err);
-          const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            files.set(entry.fileName, Buffer.concat(chunks));
-            file.readEntry();
-          });
-        });
-      });
-      file.on('end', () => resolve(files));
-      file.on('error', reject);
-      file.readEntry();
-    });
-  });
-}
-
 async function packaged(networkId: number, settings: Html5Settings = {}, doc = banner()) {
   const pkg = await packageHtml5(
     doc,
@@ -118,7 +95,7 @@ async function packaged(networkId: number, settings: Html5Settings = {}, doc = b
     { networkId, useAsClickTag: true, clickTagUrl: LANDING, ...settings },
     { fetcher: media.fetcher },
   );
-  const files = await unzip(pkg.zip);
+  const files = await readZip(pkg.zip);
   const html = files.get('index.html')?.toString('utf8') ?? '';
   const head = html.slice(0, html.indexOf('</head>'));
   return { pkg, files, html, head };
