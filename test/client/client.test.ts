@@ -6,10 +6,16 @@ import assert from 'node:assert/strict';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createClient, PlacardError, type PlacardClient, verifyWebhook, WebhookVerificationError } from '@placard/client';
+import {
+  createClient,
+  type PlacardClient,
+  PlacardError,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '@placard/client';
 import { Webhook } from 'standardwebhooks';
 import type { RenderPool } from '../../src/render/pool.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 import { assertPixel, decodePng } from '../render/pixels.js';
 
@@ -55,7 +61,11 @@ async function listening(options: Parameters<typeof startTestApp>[0] = {}) {
     ...options,
     beforeReady(app) {
       app.addHook('onResponse', async (request, reply) => {
-        seen.push({ route: `${request.method} ${request.url.split('?')[0]}`, status: reply.statusCode, at: Date.now() });
+        seen.push({
+          route: `${request.method} ${request.url.split('?')[0]}`,
+          status: reply.statusCode,
+          at: Date.now(),
+        });
       });
     },
   });
@@ -73,7 +83,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function newProject(client: PlacardClient): Promise<number> {
   const kit = await client.POST('/v1/brandkits/create', { body: { name: 'Kit' } });
-  const project = await client.POST('/v1/projects', { body: { name: 'Campaigns', brandKitId: kit.response.brandKit.id } });
+  const project = await client.POST('/v1/projects', {
+    body: { name: 'Campaigns', brandKitId: kit.response.brandKit.id },
+  });
   return project.response.project.id;
 }
 
@@ -85,7 +97,11 @@ describe('client tokens', () => {
   after(() => s.t.close());
 
   test('fetches a token on the first call and a new one once it expires', async () => {
-    const client = createClient({ baseUrl: s.baseUrl, clientId: s.t.owner.clientId, clientSecret: s.t.owner.clientSecret });
+    const client = createClient({
+      baseUrl: s.baseUrl,
+      clientId: s.t.owner.clientId,
+      clientSecret: s.t.owner.clientSecret,
+    });
     const before = s.count('POST /v1/auth/token');
     const roles = await client.GET('/v1/roles');
     assert.deepEqual(
@@ -387,8 +403,14 @@ describe('client exports, pagination and webhooks', () => {
       assert.match(error.message, message);
       return true;
     };
-    await assert.rejects(verifyWebhook(secret, delivery.headers, delivery.body.replace(id, id.replace(/.$/, '0'))), refused(/no v1 signature/));
-    await assert.rejects(verifyWebhook(`whsec_${btoa('another key of 32 bytes, padded.')}`, delivery.headers, delivery.body), refused(/no v1 signature/));
+    await assert.rejects(
+      verifyWebhook(secret, delivery.headers, delivery.body.replace(id, id.replace(/.$/, '0'))),
+      refused(/no v1 signature/),
+    );
+    await assert.rejects(
+      verifyWebhook(`whsec_${btoa('another key of 32 bytes, padded.')}`, delivery.headers, delivery.body),
+      refused(/no v1 signature/),
+    );
     await assert.rejects(
       verifyWebhook(secret, delivery.headers, delivery.body, { now: () => Date.now() + 3_600_000 }),
       refused(/webhook-timestamp/),

@@ -65,9 +65,8 @@ export type ListPath = {
     : never;
 }[GetPaths];
 /** One node of a list path's pages. */
-export type NodeOf<P extends ListPath> = SuccessBody<paths[P]['get']> extends { response: { nodes: (infer N)[] } }
-  ? N
-  : never;
+export type NodeOf<P extends ListPath> =
+  SuccessBody<paths[P]['get']> extends { response: { nodes: (infer N)[] } } ? N : never;
 /** A list path's query without the cursor, which the iterator manages. */
 export type ListQuery<P extends ListPath> = Omit<
   NonNullable<NonNullable<FetchOptions<paths[P]['get']>['params']>['query']>,
@@ -142,8 +141,8 @@ export function createClient(options: ClientOptions) {
       pushed = status;
       wake?.();
     };
-    let set = waiters.get(exportId);
-    if (!set) waiters.set(exportId, (set = new Set()));
+    const set = waiters.get(exportId) ?? new Set();
+    waiters.set(exportId, set);
     set.add(onPush);
     try {
       for (let interval = intervalMs; ; interval = Math.min(maxIntervalMs, interval * 1.5)) {

@@ -5,7 +5,8 @@ import { WebhookVerificationError } from './errors.js';
 import type { paths } from './openapi.js';
 
 /** The status of an export, exactly as `GET /v1/export/{exportId}` answers it. */
-export type ExportStatus = paths['/v1/export/{exportId}']['get']['responses'][200]['content']['application/json']['response'];
+export type ExportStatus =
+  paths['/v1/export/{exportId}']['get']['responses'][200]['content']['application/json']['response'];
 
 /** A delivery's payload (SPEC §8). `data.export` is present on `export/complete` and `export/failed`. */
 export interface WebhookEvent {
