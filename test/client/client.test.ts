@@ -89,6 +89,46 @@ async function newProject(client: PlacardClient): Promise<number> {
   return project.response.project.id;
 }
 
+/** A render pool whose export renders wait while held (thumbnails never wait); the real pool does the work. */
+function gatedPool() {
+  let real: RenderPool | null = null;
+  let held = false;
+  let open: () => void = () => {};
+  let gate: Promise<void> = Promise.resolve();
+  const wait = (job: { skipRejectedSources?: boolean }) => (held && !job.skipRejectedSources ? gate : undefined);
+  const pool = {
+    async render(job, o) {
+      await wait(job);
+      return real!.render(job, o);
+    },
+    async renderFiles(job, o) {
+      await wait(job);
+      return real!.renderFiles(job, o);
+    },
+    get threads() {
+      return real?.threads ?? 1;
+    },
+    queued: () => real?.queued() ?? 0,
+    close: async () => {},
+  } as RenderPool;
+  return {
+    pool,
+    attach(to: RenderPool) {
+      real = to;
+    },
+    hold() {
+      held = true;
+      gate = new Promise((resolve) => {
+        open = resolve;
+      });
+    },
+    release() {
+      held = false;
+      open();
+    },
+  };
+}
+
 describe('client tokens', () => {
   let s: Awaited<ReturnType<typeof listening>>;
   before(async () => {
@@ -207,34 +247,15 @@ describe('client exports, pagination and webhooks', () => {
   let client: PlacardClient;
   let projectId: number;
   let templateHash: string;
-  // Renders of exports wait for `release()` while `hold` is on (thumbnails never wait).
-  let hold = false;
-  let release: () => void = () => {};
-  let gate: Promise<void> = Promise.resolve();
+  const pool = gatedPool();
   let receiver: http.Server;
   let hookUrl: string;
   const deliveries: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
   let onDelivery: (d: { headers: IncomingHttpHeaders; body: string }) => void = () => {};
 
   before(async () => {
-    let real: RenderPool | null = null;
-    const gated: RenderPool = {
-      async render(job, o) {
-        if (hold && !job.skipRejectedSources) await gate;
-        return real!.render(job, o);
-      },
-      async renderFiles(job, o) {
-        if (hold && !job.skipRejectedSources) await gate;
-        return real!.renderFiles(job, o);
-      },
-      get threads() {
-        return real?.threads ?? 1;
-      },
-      queued: () => real?.queued() ?? 0,
-      close: async () => {},
-    } as RenderPool;
-    s = await listening({ renderPool: gated });
-    real = s.t.runtime.renderPool;
+    s = await listening({ renderPool: pool.pool });
+    pool.attach(s.t.runtime.renderPool);
     client = createClient({ baseUrl: s.baseUrl, clientId: s.t.owner.clientId, clientSecret: s.t.owner.clientSecret });
     projectId = await newProject(client);
     const imported = await client.POST('/v1/templates/import', {
@@ -257,7 +278,7 @@ describe('client exports, pagination and webhooks', () => {
     hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
   });
   after(async () => {
-    release();
+    pool.release();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
     await s.t.close();
   });
@@ -308,10 +329,7 @@ describe('client exports, pagination and webhooks', () => {
   });
 
   test('a waiter gives up after timeoutMs and stops at once when aborted', async () => {
-    hold = true;
-    gate = new Promise((resolve) => {
-      release = resolve;
-    });
+    pool.hold();
     try {
       const created = await client.POST('/v1/export-with-changes', {
         body: {
@@ -327,8 +345,7 @@ describe('client exports, pagination and webhooks', () => {
       controller.abort(new Error('stopped by the caller'));
       await assert.rejects(waiting, /stopped by the caller/);
     } finally {
-      hold = false;
-      release();
+      pool.release();
     }
   });
 
@@ -356,10 +373,7 @@ describe('client exports, pagination and webhooks', () => {
   test('a real delivery verifies, a tampered one does not, and it resolves waitForExport early', async () => {
     const secret = (await client.GET('/v1/webhooks/secret')).response.secret;
     await client.POST('/v1/webhooks', { body: { name: 'Client', url: hookUrl, actions: [1, 2] } });
-    hold = true;
-    gate = new Promise((resolve) => {
-      release = resolve;
-    });
+    pool.hold();
     const created = await client.POST('/v1/export-with-changes', {
       body: {
         templateHash,
@@ -378,8 +392,7 @@ describe('client exports, pagination and webhooks', () => {
     // Polls once (pending: the render waits), then would sleep a minute: only the forwarded webhook can end it.
     const waiting = client.waitForExport(id, { intervalMs: 60_000, onProgress: (st) => polls.push(st.status) });
     while (polls.length === 0) await sleep(10);
-    hold = false;
-    release();
+    pool.release();
     assert.ok(['pending', 'inProgress'].includes(polls[0]), `first poll: ${polls[0]}`);
     assert.equal(await handed, true);
     const done = await waiting;
@@ -416,5 +429,63 @@ describe('client exports, pagination and webhooks', () => {
       refused(/webhook-timestamp/),
     );
     await assert.rejects(verifyWebhook(secret, { 'webhook-id': 'x' }, delivery.body), refused(/missing/));
+  });
+});
+
+describe('client failures without a 2xx', () => {
+  let s: Awaited<ReturnType<typeof listening>>;
+  const pool = gatedPool();
+  before(async () => {
+    s = await listening({ queueLimit: 1, renderPool: pool.pool });
+    pool.attach(s.t.runtime.renderPool);
+  });
+  after(async () => {
+    pool.release();
+    await s.t.close();
+  });
+
+  test('a 503 whose Retry-After is beyond maxDelayMs is thrown at once with its wait', async () => {
+    const retries: unknown[] = [];
+    const client = createClient({ baseUrl: s.baseUrl, token: s.t.owner.token, onRetry: (r) => retries.push(r) });
+    const kit = await client.POST('/v1/brandkits/create', { body: { name: 'Kit' } });
+    const project = await client.POST('/v1/projects', { body: { name: 'P', brandKitId: kit.response.brandKit.id } });
+    const imported = await client.POST('/v1/templates/import', {
+      body: { projectId: project.response.project.id, name: 'Banner', document: banner as never },
+    });
+    const creativeHash = imported.response.template.id;
+    pool.hold();
+    try {
+      const first = await client.POST('/v1/export', { body: { creativeHash, type: 'png' } });
+      await assert.rejects(client.POST('/v1/export', { body: { creativeHash, type: 'webp' } }), (error: unknown) => {
+        assert.ok(error instanceof PlacardError);
+        assert.equal(error.status, 503);
+        assert.equal(error.code, 'UNAVAILABLE');
+        assert.equal(error.retryAfter, 60); // the service's "retry in a minute", over the default 30 s cap
+        return true;
+      });
+      assert.deepEqual(retries, []);
+      pool.release();
+      assert.equal((await client.waitForExport(first.response.export.id, { timeoutMs: 30_000 })).status, 'complete');
+    } finally {
+      pool.release();
+    }
+  });
+
+  test('a refused connection is retried for a GET, not for a POST without a key, then is NETWORK_ERROR', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const retries: Array<{ code: string }> = [];
+    const options = {
+      baseUrl: closed,
+      token: 't',
+      retry: { baseDelayMs: 1 },
+      onRetry: (r: { code: string }) => retries.push(r),
+    };
+    const client = createClient(options);
+    await assert.rejects(client.GET('/v1/roles'), { name: 'PlacardError', status: 0, code: 'NETWORK_ERROR' });
+    assert.equal(retries.length, 3);
+    assert.ok(retries.every((r) => r.code === 'NETWORK_ERROR'));
+    const bare = createClient({ ...options, idempotencyKeys: false });
+    await assert.rejects(bare.POST('/v1/brandkits/create', { body: { name: 'Kit' } }), { code: 'NETWORK_ERROR' });
+    assert.equal(retries.length, 3, 'the POST was sent once');
   });
 });
