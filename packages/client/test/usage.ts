@@ -39,7 +39,7 @@ export async function usage(client: PlacardClient = createClient({ baseUrl: 'htt
   await client.GET('/v1/template');
 
   // A path that exists, with a method it does not have.
-  // @ts-expect-error there is no PATCH, and GET /v1/export-with-changes does not exist
+  // @ts-expect-error /v1/export-with-changes is a POST: there is no GET
   await client.GET('/v1/export-with-changes');
 
   await client.POST('/v1/export-with-changes', {
