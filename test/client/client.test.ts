@@ -174,6 +174,19 @@ describe('client tokens', () => {
     assert.equal(s.seen.filter((r) => r.route === 'GET /v1/roles' && r.status === 401).length - refusedBefore, 1);
   });
 
+  test('concurrent first calls share one token request', async () => {
+    const client = createClient({
+      baseUrl: s.baseUrl,
+      clientId: s.t.owner.clientId,
+      clientSecret: s.t.owner.clientSecret,
+    });
+    const before = s.count('POST /v1/auth/token');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => client.GET('/v1/roles')));
+    assert.equal(answers.length, 20);
+    assert.ok(answers.every((a) => a.response.length === 4));
+    assert.equal(s.count('POST /v1/auth/token') - before, 1);
+  });
+
   test('a wrong secret is a PlacardError with the code INVALID_CREDENTIALS', async () => {
     const client = createClient({ baseUrl: s.baseUrl, clientId: s.t.owner.clientId, clientSecret: 'wrong' });
     await assert.rejects(client.GET('/v1/roles'), (error: unknown) => {
