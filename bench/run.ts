@@ -3,6 +3,7 @@
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchApi } from './api.bench.js';
+import { benchClient } from './client.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
@@ -11,6 +12,7 @@ import { benchScale } from './scale.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
+  client: benchClient,
   exports: benchExports,
   html5: benchHtml5,
   motion: benchMotion,
