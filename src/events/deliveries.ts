@@ -9,7 +9,7 @@ import type { Static } from 'typebox';
 import { AppError } from '../errors.js';
 import type { Delivery } from '../http/schemas/webhooks.js';
 import { type EnqueueOptions, type Job, type JobQueue, retryDelayAfter } from '../jobs/job-queue.js';
-import { createUrlGuard, forbiddenAddressReason, type UrlGuard } from '../render/url-guard.js';
+import { createUrlGuard, forbiddenAddressReason, type UrlGuard } from '../net/url-guard.js';
 import {
   createDeliveryRepository,
   type DeliveryAttemptRow,
