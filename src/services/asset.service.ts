@@ -3,9 +3,9 @@
 // transaction commits. Assets of a brand kit are team-wide like the kit: Editors and stronger upload, every role lists.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { pageRequest } from '../domain/page.js';
 import { AppError } from '../errors.js';
-import type { Actor } from '../http/types.js';
 import type { MediaFormat, MediaKind } from '../render/assets.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { BrandKitRow } from '../storage/db/repositories/brand-kits.repository.js';
