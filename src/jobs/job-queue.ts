@@ -20,6 +20,17 @@ export interface JobPayloads {
 
 export type JobKind = keyof JobPayloads;
 
+/**
+ * Every job kind, for what lists them at run time (the queue-depth gauge). `satisfies` makes the compiler refuse this
+ * object when a kind of JobPayloads is missing from it or one is not a kind, so it cannot drift from the map above.
+ */
+export const JOB_KINDS = Object.keys({
+  'export.creative': true,
+  'export.finish': true,
+  'webhook.deliver': true,
+  'design.thumbnail': true,
+} satisfies Record<JobKind, true>) as readonly JobKind[];
+
 export interface EnqueueOptions {
   /**
    * Enqueueing an id that the queue still holds (queued, running, or finished within the last day) does nothing, so
