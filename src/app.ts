@@ -39,7 +39,7 @@ import type { RenderPool } from './render/pool.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
-import { type AssetProcessor, createAssetProcessor } from './services/asset-processor.js';
+import { createAssetProcessor } from './services/asset-processor.js';
 import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
@@ -86,13 +86,6 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
   assetFetcher?: Pick<AssetFetcher, 'fetch'>;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Background fetching of brand kit assets: started when the app is ready, stopped when it closes. */
-    assetProcessor: AssetProcessor;
-  }
 }
 
 const VERSION = (
@@ -196,9 +189,9 @@ function wireShared(deps: AppDeps, storage: Storage) {
 type Shared = ReturnType<typeof wireShared>;
 
 /**
- * The background work: webhook deliveries, export rendering, design thumbnails (all on the JobQueue), and the brand
- * kit asset fetcher. Built in every role, because an API process enqueues deliveries and reads the asset queue;
- * registered and started only where jobs run (runBackground).
+ * The background work, all on the JobQueue: webhook deliveries, export rendering, design thumbnails, brand kit asset
+ * fetching. Built in every role, because an API process enqueues deliveries and assets; registered and started only
+ * where jobs run (runBackground).
  */
 function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics: Metrics, log: App['log']) {
   const { config, db } = deps;
@@ -227,6 +220,7 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
   });
   const assetProcessor = createAssetProcessor({
     db: db.kysely,
+    queue: deps.jobs,
     blobs: deps.blobs,
     fetcher: deps.assetFetcher ?? createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, cacheBytes: 0 }),
     urlTtlSeconds: config.urlTtlSeconds,
@@ -238,9 +232,15 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
 type Background = ReturnType<typeof wireBackground>;
 
 /** Where jobs run: handlers registered, then the queue, the recovery sweeps and the outbox dispatcher started. */
-function runBackground(app: App, deps: AppDeps, shared: Shared, { webhookDeliveries, exportProcessor }: Background) {
+function runBackground(
+  app: App,
+  deps: AppDeps,
+  shared: Shared,
+  { webhookDeliveries, exportProcessor, assetProcessor }: Background,
+) {
   webhookDeliveries.register();
   exportProcessor.register();
+  assetProcessor.register();
   registerThumbnailJobs({
     db: deps.db.kysely,
     dialect: deps.db.dialect,
@@ -251,6 +251,7 @@ function runBackground(app: App, deps: AppDeps, shared: Shared, { webhookDeliver
   app.addHook('onReady', async () => {
     await deps.jobs.start();
     await exportProcessor.start();
+    await assetProcessor.start();
     webhookDeliveries.start();
   });
   // Stops taking work, lets running renders finish (the queue hands back what does not finish in time).
@@ -340,10 +341,6 @@ async function serveApi(
         ),
     }),
   });
-  // Brand kit assets are fetched by the API process that accepted them (their own lease queue on the media rows).
-  app.decorate('assetProcessor', assetProcessor);
-  app.addHook('onReady', async () => assetProcessor.start());
-  app.addHook('onClose', async () => assetProcessor.stop());
   brandKitAssetsRoutes(app, {
     assets: createAssetService({
       db: db.kysely,

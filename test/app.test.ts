@@ -53,7 +53,6 @@ test('the worker role builds health, metrics and the job handlers, and no API ro
     });
     assert.equal(res.statusCode, 404);
     assert.equal(res.json().code, 'NOT_FOUND');
-    assert.equal(app.hasDecorator('assetProcessor'), false);
   } finally {
     await app.close();
   }

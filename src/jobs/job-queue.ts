@@ -16,6 +16,8 @@ export interface JobPayloads {
   'webhook.deliver': { deliveryId: string };
   /** Draw the thumbnail of a design made without one (export with changes), if it still has that revision. */
   'design.thumbnail': { designId: number; revision: number };
+  /** Fetch the source of one uploaded brand kit asset, store it and settle its media row (services/asset-processor.ts). */
+  'asset.fetch': { mediaId: number };
 }
 
 export type JobKind = keyof JobPayloads;
@@ -29,6 +31,7 @@ export const JOB_KINDS = Object.keys({
   'export.finish': true,
   'webhook.deliver': true,
   'design.thumbnail': true,
+  'asset.fetch': true,
 } satisfies Record<JobKind, true>) as readonly JobKind[];
 
 export interface EnqueueOptions {

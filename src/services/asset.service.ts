@@ -91,8 +91,9 @@ function deletedMeanwhile(error: unknown, brandkitId: number): unknown {
 }
 
 /** Whoever fetches the recorded sources; told after every upload commits. */
+/** Where accepted uploads go: one background job per asset (services/asset-processor.ts). */
 export interface AssetQueue {
-  kick(): void;
+  enqueue(mediaIds: readonly number[]): Promise<void>;
 }
 
 export interface AssetServiceDeps {
@@ -167,8 +168,9 @@ export function createAssetService({ db, media, access, blobs, urlTtlSeconds, qu
         .catch((error) => {
           throw deletedMeanwhile(error, kit.id);
         });
-      // After the commit: the processor must find the rows it is told about.
-      queue.kick();
+      // After the commit: the job must find its row. Should this fail, the rows stay PROCESSING and the recovery sweep
+      // of the next start enqueues them.
+      await queue.enqueue(rows.map((row) => row.id));
       return { assets: await Promise.all(rows.map(present)) };
     },
 
