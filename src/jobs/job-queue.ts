@@ -1,4 +1,4 @@
-// The JobQueue seam (ARCHITECTURE "Seams"): background work that must survive a crash. The embedded shape keeps jobs
+// The JobQueue seam (docs/architecture.md): background work that must survive a crash. The embedded shape keeps jobs
 // in a table of the database (local-queue.ts); the scaled-out shape keeps them in Redis (BullMQ). Both promise the
 // same: a job enqueued is run at least once, so handlers make their completion idempotent (they check the state of
 // what they settle before settling it); a job whose process died is claimed again once its lease runs out; a job that
@@ -16,7 +16,7 @@ export interface JobPayloads {
   'webhook.deliver': { deliveryId: string };
   /** Draw the thumbnail of a design made without one (export with changes), if it still has that revision. */
   'design.thumbnail': { designId: number; revision: number };
-  /** Fetch the source of one uploaded brand kit asset, store it and settle its media row (services/asset-processor.ts). */
+  /** Fetch the source of one uploaded brand kit asset, store it, settle its row (services/asset-processor.ts). */
   'asset.fetch': { mediaId: number };
 }
 
