@@ -76,7 +76,7 @@ export interface AppDeps {
   blobs: BlobStore;
   /** Render threads: exports and thumbnails render there, off the event loop. */
   renderPool: RenderPool;
-  /** Background jobs: exports, webhook deliveries, thumbnails. Started when the app is ready, stopped on close. */
+  /** Background jobs: exports, deliveries, thumbnails, asset fetches. Started where jobs run, stopped on close. */
   jobs: JobQueue;
   /** Redis of the scaled-out shape: GET /readyz checks it. */
   redis?: { ping(): Promise<unknown> } | null;
