@@ -1,4 +1,4 @@
-// Finishes exports (ARCHITECTURE jobs/): one `export.creative` job per file renders it on the render threads and
+// Finishes exports (docs/architecture.md): one `export.creative` job per file renders it on the render threads and
 // stores it; the job that settles the last file enqueues `export.finish`, which zips a set, sets the final status and
 // records the events (team webhooks through the outbox, the request's webhookUrl as a delivery) in one transaction.
 // Jobs run at least once, so each step checks the state it changes: a settled file is never rendered again and an

@@ -6,13 +6,13 @@
 import { type Image, loadImage } from '@napi-rs/canvas';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../errors.js';
+import { rejected } from '../net/url-guard.js';
 import type { AssetFetcher } from './assets.js';
 import { describeSource, type ImageRequest, isInlineMarkup, parseImageSource } from './image-source.js';
 import { unsafeSvgReason } from './sniff.js';
 import { recolorSvg } from './svg-colors.js';
 import { withIntrinsicSize } from './svg-size.js';
 import type { ResolvedAssets } from './types.js';
-import { rejected } from './url-guard.js';
 import { extractFrame, ffmpegBinary } from './video-frame.js';
 
 export interface ImageCacheOptions {

@@ -6,6 +6,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
@@ -13,7 +14,6 @@ import { animatedDurationProblem, PER_SLIDE_FORMATS, planFiles, safeFileStem } f
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
 import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
-import type { Actor } from '../http/types.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { catalogueFonts } from '../render/fonts.js';
 import { type Html5Settings, resolveHtml5Settings } from '../render/formats/html5/settings.js';

@@ -5,11 +5,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { Actor } from '../domain/actor.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Actor } from '../http/types.js';
 import { catalogueFonts } from '../render/fonts.js';
 import { unzipPackage } from '../render/formats/html5/unzip.js';
 import { createShareLinkRepository, type ShareLinkRow } from '../storage/db/repositories/share-links.repository.js';
