@@ -5,6 +5,7 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
+import { html } from './formats/html5/index.js';
 import type { RenderPool } from './formats/pool.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
@@ -282,7 +283,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         // The generic IAB package: everything local, so the page plays it as any browser would.
         renderPackage: (document, sizeIndex) =>
           deps.renderPool.render(
-            { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
+            { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
             { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
           ),
       }),
