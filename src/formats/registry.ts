@@ -1,7 +1,7 @@
 // The only place that branches on the export type (ARCHITECTURE formats/): adding a format is one folder and one line
 // in FORMATS. Everything else — the export request schema and the OpenAPI document, the export service's checks and
 // defaults, the file plan, the processor's content types and budgets, the render worker, `placard render` — asks here.
-import type { Static, TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { avif } from './avif/index.js';
 import { gif } from './gif/index.js';
 import { html } from './html5/index.js';
@@ -70,7 +70,8 @@ function composeSettings(): Record<string, TSchema> {
       if (JSON.stringify(ruleA) !== JSON.stringify(ruleB)) {
         throw new Error(`exportSettings.${name} has different rules in two formats; give one of them another name`);
       }
-      properties[name] = { ...known, description: [a, b].filter(Boolean).join('; ') } as TSchema;
+      // Rebuilt as Optional: the spread loses TypeBox's optional marker, and every setting may be left out.
+      properties[name] = Type.Optional({ ...known, description: [a, b].filter(Boolean).join('; ') } as TSchema);
     }
   }
   return properties;

@@ -24,7 +24,7 @@ after(async () => {
 
 describe('createRenderPool', () => {
   test('runs the worker with the extension of the running code (worker.ts under tsx)', () => {
-    assert.match(workerFile(), /src[/\\]render[/\\]worker\.ts$/);
+    assert.match(workerFile(), /src[/\\]formats[/\\]worker\.ts$/);
     assert.equal(pool.threads, 2);
   });
 
