@@ -5,6 +5,8 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
+import { html } from './formats/html5/index.js';
+import type { RenderPool } from './formats/pool.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
@@ -34,8 +36,7 @@ import { validatorCompiler } from './http/validation.js';
 import { createExportProcessor } from './jobs/export.processor.js';
 import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
-import { type AssetFetcher, createAssetFetcher } from './render/assets.js';
-import type { RenderPool } from './render/pool.js';
+import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
@@ -336,7 +337,7 @@ async function serveApi(
       // The generic IAB package: everything local, so the page plays it as any browser would.
       renderPackage: (document, sizeIndex) =>
         deps.renderPool.render(
-          { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
+          { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
           { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
         ),
     }),
