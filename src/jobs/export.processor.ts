@@ -19,12 +19,10 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
+import type { RenderSettings } from '../formats/export.schema.js';
 import type { RenderPool } from '../formats/pool.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
 import { formatOf, type RenderJob } from '../formats/registry.js';
-import type { RenderSettings } from '../services/export.service.js';
-import type { ErrorLog, ExportLinks } from '../services/export-view.js';
-import { presentExport } from '../services/export-view.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
   type CreativeRow,
@@ -33,6 +31,7 @@ import {
   type ExportStatus,
 } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
+import { type ErrorLog, type ExportLinks, presentExport } from './export-view.js';
 import type { Job, JobQueue } from './job-queue.js';
 
 export interface ExportProcessorLog {

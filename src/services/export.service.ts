@@ -13,9 +13,16 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { planFiles, safeFileStem } from '../domain/export-plan.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
+import {
+  type ExportBody,
+  type ExportSettings,
+  type ExportWithChangesBody,
+  type RenderSettings,
+  settingsFor,
+} from '../formats/export.schema.js';
 import type { OutputFormat } from '../formats/output-format.js';
 import { formatOf } from '../formats/registry.js';
-import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
+import { type ExportLinks, presentExport } from '../jobs/export-view.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { catalogueFonts } from '../render/text/fonts.js';
 import { now } from '../storage/db/database.js';
@@ -24,16 +31,6 @@ import type { Database } from '../storage/db/schema.js';
 import type { Access } from './access.js';
 import type { DesignService } from './design.service.js';
 import { documentOf } from './design.service.js';
-import { type ExportLinks, presentExport } from './export-view.js';
-
-/** The settings that apply to a format, with their defaults: part of the cache key and what the renderer reads. */
-export type RenderSettings = Record<string, unknown> & { allowedSizeHashesOnly: string[] | null };
-
-/** SPEC §6: a setting that does not apply to the type is ignored (dropped here), the others get their defaults. */
-export function settingsFor(format: OutputFormat<string, never, unknown>, given: ExportSettings = {}): RenderSettings {
-  const sizes = given.allowedSizeHashesOnly ? [...new Set(given.allowedSizeHashesOnly)].sort() : null;
-  return { ...(format.defaults(given as never) as Record<string, unknown>), allowedSizeHashesOnly: sizes };
-}
 
 export interface ExportServiceDeps {
   db: Kysely<Database>;
