@@ -6,7 +6,7 @@
 // does not move up when centred); blank lines between paragraphs stay; spaces at the end of every line are dropped
 // (they would shift centred and right-aligned text); spaces typed at the start of a paragraph stay (an indent), those
 // at the start of a wrapped line do not (the break consumed them); spaces inside a line are kept as typed.
-import { classify, type Direction, firstStrong, resolveLevels, visualOrder } from './bidi.js';
+import { bidiLevels, type Direction, firstStrong, visualOrder } from './bidi.js';
 import { type Atom, atomize, graphemesOf, type RunStyle, type Segment } from './line-break.js';
 import { parseMarkdown, plainSpans, type StyledSpan } from './markdown-runs.js';
 
@@ -24,8 +24,12 @@ export interface TextBox {
   lineHeight?: number;
   /** px added after every grapheme; default 0. */
   letterSpacing?: number;
-  /** Default left. In a right-to-left paragraph left and right mean start and end, so they mirror. */
-  align?: 'left' | 'center' | 'right' | 'justify';
+  /**
+   * Default start. left, right and center are physical, as CSS text-align; start and end follow the paragraph's
+   * direction (start is left in a left-to-right paragraph, right in a right-to-left one). Justify ends a paragraph at
+   * its start.
+   */
+  align?: 'left' | 'center' | 'right' | 'justify' | 'start' | 'end';
   /** Default top. */
   verticalAlign?: 'top' | 'middle' | 'bottom';
   /** Default none. */
@@ -330,6 +334,54 @@ interface Piece {
   segment: Segment;
   width: number;
   kind: Atom['kind'];
+  /** Justification added after this piece (the first piece of a space gets it). */
+  stretch: number;
+  level: number;
+}
+
+/** The physical alignment of `align` in a paragraph of `direction`; justify's last lines go to the start. */
+export function physicalAlign(align: NonNullable<TextBox['align']>, direction: Direction): 'left' | 'center' | 'right' {
+  if (align === 'left' || align === 'right' || align === 'center') return align;
+  const start = direction === 'rtl' ? 'right' : 'left';
+  if (align === 'end') return start === 'left' ? 'right' : 'left';
+  return start;
+}
+
+/**
+ * The pieces of a line cut where the UAX #9 embedding level changes (bidi-js resolves the levels of the line's text in
+ * its paragraph's direction), so that a word mixing directions, e.g. "(2025)" or "Placard!" at the end of an Arabic
+ * sentence, is drawn as runs of one direction each, in the order Chromium gives them.
+ */
+function levelPieces(line: RawLine, direction: Direction, stretch: number, size: number, ruler: Ruler): Piece[] {
+  const logical = line.items.flatMap((item) =>
+    item.segments.map((segment, i) => ({ segment, width: item.widths[i]!, kind: item.kind })),
+  );
+  const levels = bidiLevels(logical.map((piece) => piece.segment.text).join(''), direction);
+  const pieces: Piece[] = [];
+  let offset = 0;
+  for (const piece of logical) {
+    const text = piece.segment.text;
+    let start = 0;
+    const cuts: Array<[number, number]> = [];
+    for (let i = 1; i <= text.length; i++) {
+      if (i === text.length || levels[offset + i] !== levels[offset + start]) {
+        cuts.push([start, i]);
+        start = i;
+      }
+    }
+    cuts.forEach(([from, to], k) => {
+      const part = text.slice(from, to);
+      pieces.push({
+        segment: { text: part, style: piece.segment.style },
+        width: cuts.length === 1 ? piece.width : ruler.width(part, piece.segment.style, size),
+        kind: piece.kind,
+        stretch: piece.kind === 'space' && k === 0 ? stretch : 0,
+        level: levels[offset + from] ?? (direction === 'rtl' ? 1 : 0),
+      });
+    });
+    offset += text.length;
+  }
+  return pieces;
 }
 
 /** Positions one line: alignment, justification, bidi order, and runs merged where style and direction agree. */
@@ -340,22 +392,19 @@ function placeLine(
   size: number,
   ruler: Ruler,
 ): Omit<LaidLine, 'top' | 'baseline'> {
-  const pieces: Piece[] = line.items.flatMap((item) =>
-    item.segments.map((segment, i) => ({ segment, width: item.widths[i]!, kind: item.kind })),
-  );
   const ink = visibleWidth(line.items, ruler.letterSpacing);
-  const spaces = pieces.filter((piece) => piece.kind === 'space').length;
+  const spaces = line.items.filter((item) => item.kind === 'space').length;
   const justify = box.align === 'justify' && !line.last && !line.forced && spaces > 0;
   const stretch = justify ? (box.width - ink) / spaces : 0;
-  let align = box.align === 'justify' ? 'left' : box.align;
-  if (direction === 'rtl' && align !== 'center') align = align === 'left' ? 'right' : 'left';
-  const inkWidth = justify ? box.width : ink;
+  const pieces = levelPieces(line, direction, stretch, size, ruler);
+  const align = physicalAlign(box.align, direction);
+  // Cut pieces may measure a little differently from the whole words (kerning across the cut): use their sum.
+  const inkWidth = justify
+    ? box.width
+    : pieces.reduce((sum, piece) => sum + piece.width, 0) - (pieces.length > 0 ? ruler.letterSpacing : 0);
   const x = align === 'left' || justify ? 0 : align === 'right' ? box.width - inkWidth : (box.width - inkWidth) / 2;
 
-  const levels = resolveLevels(
-    pieces.map((piece) => (piece.kind === 'space' ? 'N' : classify(piece.segment.text))),
-    direction,
-  );
+  const levels = pieces.map((piece) => piece.level);
   const order = visualOrder(levels);
   const runs: LaidRun[] = [];
   let previous: { index: number; level: number } | undefined;
@@ -363,7 +412,7 @@ function placeLine(
   for (const index of order) {
     const piece = pieces[index]!;
     const level = levels[index]!;
-    const width = piece.width + (piece.kind === 'space' ? stretch : 0);
+    const width = piece.width + piece.stretch;
     const run = runs.at(-1);
     // Merge with the run on the left when it is the logically adjacent piece of the same style and level.
     const adjacent = previous && previous.level === level && Math.abs(previous.index - index) === 1;
@@ -461,7 +510,7 @@ export function layoutText(box: TextBox, measurer: TextMeasurer): TextLayout {
     const placed = placeLine(
       line,
       paragraphs[line.paragraph]!.direction,
-      { width: box.width, align: box.align ?? 'left' },
+      { width: box.width, align: box.align ?? 'start' },
       fontSize,
       ruler,
     );
