@@ -2,7 +2,7 @@
 // export draws the same text in hundreds of frames; autoFit's search runs once), and the painter of a TextLayout.
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { FontRef } from '../elements/element-kind.js';
-import { cssFont, fontStack } from './font-registry.js';
+import { cssFont, fontStack, withBundledGlyphs } from './font-registry.js';
 import { applyTextTransform, layoutText, type TextBox, type TextLayout, type TextMeasurer } from './text-layout.js';
 
 // Measuring happens on a scratch context, never on the one being drawn into (its state belongs to the pipeline).
@@ -99,8 +99,11 @@ export function layoutWithFonts(box: TextBox, font: FontRef): TextLayout {
     layouts.set(key, cached);
     return cached;
   }
-  const text = applyTextTransform(box.text, box.textTransform);
-  const result = layoutText(box, canvasMeasurer(font, text));
+  // Characters no Placard font has become missing-glyph boxes here, so that no path (raster, PDF, HTML5) draws them
+  // with a font of the host machine.
+  const bundled = { ...box, text: withBundledGlyphs(font.fontFamily, font.fontVariant, box.text) };
+  const text = applyTextTransform(bundled.text, box.textTransform);
+  const result = layoutText(bundled, canvasMeasurer(font, text));
   layouts.set(key, result);
   if (layouts.size > LAYOUT_CACHE_SIZE) layouts.delete(layouts.keys().next().value!);
   return result;
