@@ -3,6 +3,7 @@
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { FontRef } from '../elements/element-kind.js';
 import { cssFont, fontStack, withBundledGlyphs } from './font-registry.js';
+import { graphemesOf } from './line-break.js';
 import { applyTextTransform, layoutText, type TextBox, type TextLayout, type TextMeasurer } from './text-layout.js';
 
 // Measuring happens on a scratch context, never on the one being drawn into (its state belongs to the pipeline).
@@ -110,6 +111,27 @@ export function layoutWithFonts(box: TextBox, font: FontRef): TextLayout {
 }
 
 /**
+ * The font size of the markers that frame every run drawn into a PDF page (see pdf.ts): a space at 0.25 px, which
+ * Skia writes as its own text object `/Fn .375 Tf … <gid> Tj` and which has no ink. The PDF encoder replaces the pair
+ * with a marked-content span whose ActualText is the run's source text, so copying and searching the PDF gives what the
+ * user typed (ligatures, Arabic joins, Devanagari conjuncts and Thai marks map to glyphs a ToUnicode table cannot
+ * express). The size is exact in binary, so Skia writes it without rounding.
+ */
+export const ACTUAL_TEXT_MARKER_PX = 0.25;
+
+const actualTexts = new WeakMap<object, string[]>();
+
+/**
+ * From now on, every text run painted into `ctx` (a PDF page) is framed by two markers and its text is appended to
+ * the returned list, in drawing order.
+ */
+export function recordActualText(ctx: object): string[] {
+  const texts: string[] = [];
+  actualTexts.set(ctx, texts);
+  return texts;
+}
+
+/**
  * Draws a layout in the box (0, 0, width, height) of `ctx` with `color`; links are underlined in that colour. Restores
  * every piece of context state it changes.
  */
@@ -139,9 +161,23 @@ export function paintTextLayout(
         ctx.fillRect(run.x, line.baseline + layout.fontSize * 0.12, width, thickness);
       }
       if (!run.text.trim()) continue;
+      const record = actualTexts.get(ctx);
+      const marker = record && run.font.replace(/ [\d.]+px /, ` ${ACTUAL_TEXT_MARKER_PX}px `);
+      if (marker) {
+        ctx.font = marker;
+        ctx.fillText(' ', run.x, line.baseline);
+      }
       ctx.font = run.font;
       ctx.direction = run.direction;
       ctx.fillText(run.text, run.x, line.baseline);
+      if (marker) {
+        ctx.font = marker;
+        ctx.fillText(' ', run.x, line.baseline);
+        // Readers place an ActualText's characters left to right across the span and then apply the bidi algorithm
+        // to the line, as for any glyphs; a right-to-left run therefore gives its text in visual order (graphemes
+        // reversed), which they turn back into the typed order.
+        record.push(run.direction === 'rtl' ? graphemesOf(run.text).reverse().join('') : run.text);
+      }
     }
   }
   ctx.restore();
