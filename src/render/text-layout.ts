@@ -50,6 +50,11 @@ export interface TextMeasurer {
   measure(text: string, font: string): number;
   /** Ascent and descent of `font` in px; default 0.8 and 0.2 of the size. */
   metrics?(font: string, size: number): { ascent: number; descent: number };
+  /**
+   * How far the ink of `text` in `font` reaches above and below its baseline (accents, Devanagari marks, emoji can
+   * pass the font's ascent). autoFit shrink fits on it when the measurer has it.
+   */
+  ink?(text: string, font: string): { ascent: number; descent: number };
 }
 
 /** One stretch of a line drawn with one fillText call. */
@@ -169,6 +174,7 @@ function paragraphsOf(spans: StyledSpan[]): Paragraph[] {
 class Ruler {
   private readonly cache = new Map<string, number>();
   private readonly counts = new Map<string, number>();
+  private readonly inks = new Map<string, { ascent: number; descent: number }>();
   constructor(
     private readonly measurer: TextMeasurer,
     readonly letterSpacing: number,
@@ -188,6 +194,25 @@ class Ruler {
       this.cache.set(key, width);
     }
     return width + this.letterSpacing * this.graphemeCount(text);
+  }
+
+  /** The ink extent of `text` above and below the baseline, or undefined when the measurer cannot tell. */
+  ink(text: string, style: RunStyle, size: number): { ascent: number; descent: number } | undefined {
+    if (!this.measurer.ink) return undefined;
+    const font = this.font(style, size);
+    const key = `${font}\u0000${text}`;
+    let ink = this.inks.get(key);
+    if (!ink) {
+      ink = this.measurer.ink(text, font);
+      this.inks.set(key, ink);
+    }
+    return ink;
+  }
+
+  /** Ascent and descent of the regular face at `size`, which place the baseline in the line box. */
+  metrics(size: number): { ascent: number; descent: number } {
+    const regular = this.font({ bold: false, italic: false }, size);
+    return this.measurer.metrics?.(regular, size) ?? { ascent: 0.8 * size, descent: 0.2 * size };
   }
 
   graphemeCount(text: string): number {
@@ -435,11 +460,41 @@ function placeLine(
   return { x, width: inkWidth, direction, runs };
 }
 
+/**
+ * The top and bottom of the ink of `lines` at `size`, relative to the top of the first line box, or undefined when the
+ * measurer does not measure ink. With a tight line height, ascenders, marks and emoji reach past the line boxes.
+ */
+function inkExtent(
+  lines: RawLine[],
+  size: number,
+  lineHeight: number,
+  ruler: Ruler,
+): { top: number; bottom: number } | undefined {
+  const { ascent, descent } = ruler.metrics(size);
+  let top = Number.POSITIVE_INFINITY;
+  let bottom = Number.NEGATIVE_INFINITY;
+  for (const [i, line] of lines.entries()) {
+    const baseline = i * lineHeight + (lineHeight - (ascent + descent)) / 2 + ascent;
+    for (const item of line.items) {
+      if (item.kind === 'space') continue;
+      for (const segment of item.segments) {
+        const ink = ruler.ink(segment.text, segment.style, size);
+        if (!ink) return undefined;
+        top = Math.min(top, baseline - ink.ascent);
+        bottom = Math.max(bottom, baseline + ink.descent);
+      }
+    }
+  }
+  return Number.isFinite(top) ? { top, bottom } : undefined;
+}
+
 /** Does the text fit at `size`? Strict also refuses words broken across lines. */
 function fitsAt(paragraphs: Paragraph[], box: TextBox, size: number, ruler: Ruler, strict: boolean): boolean {
   const lines = breakLines(paragraphs, box.width, size, ruler);
   const height = lines.length * size * (box.lineHeight ?? 1.2);
   if (height > box.height + EPSILON) return false;
+  const ink = inkExtent(lines, size, size * (box.lineHeight ?? 1.2), ruler);
+  if (ink && ink.bottom - ink.top > box.height + EPSILON) return false;
   if (strict && lines.some((line) => line.forced)) return false;
   return lines.every((line) => visibleWidth(line.items, ruler.letterSpacing) <= box.width + EPSILON);
 }
@@ -499,12 +554,21 @@ export function layoutText(box: TextBox, measurer: TextMeasurer): TextLayout {
   };
   const shownHeight = shown.length * lineHeight;
   const verticalAlign = box.verticalAlign ?? 'top';
-  const blockTop =
+  let blockTop =
     verticalAlign === 'top'
       ? 0
       : verticalAlign === 'bottom'
         ? box.height - shownHeight
         : (box.height - shownHeight) / 2;
+  if (box.autoFit === 'shrink') {
+    // autoFit chose a size whose ink is no taller than the box: move the lines so the ink is inside it too (the top
+    // wins when even minFontSize is too tall).
+    const ink = inkExtent(shown, fontSize, lineHeight, ruler);
+    if (ink) {
+      if (blockTop + ink.bottom > box.height) blockTop = box.height - ink.bottom;
+      if (blockTop + ink.top < 0) blockTop = -ink.top;
+    }
+  }
   const laid = shown.map((line, i): LaidLine => {
     const top = blockTop + i * lineHeight;
     const placed = placeLine(

@@ -50,6 +50,12 @@ export function canvasMeasurer(font: FontRef, text: string): TextMeasurer {
       const metrics = ctx.measureText('');
       return { ascent: metrics.fontBoundingBoxAscent, descent: metrics.fontBoundingBoxDescent };
     },
+    ink(run, css) {
+      setFont(css);
+      ctx.letterSpacing = '0px';
+      const metrics = ctx.measureText(run);
+      return { ascent: metrics.actualBoundingBoxAscent, descent: metrics.actualBoundingBoxDescent };
+    },
   };
 }
 
