@@ -9,7 +9,13 @@ import { createCanvas } from '@napi-rs/canvas';
 import { readDocument } from '../../src/domain/design.schema.js';
 import { textKind } from '../../src/elements/text/index.js';
 import type { TextElement } from '../../src/elements/text/schema.js';
-import { cssFont, fontStack, MISSING_GLYPH, missingCharacters } from '../../src/render/font-registry.js';
+import {
+  cssFont,
+  fontStack,
+  MISSING_GLYPH,
+  missingCharacters,
+  withBundledGlyphs,
+} from '../../src/render/font-registry.js';
 import { renderPdf } from '../../src/render/formats/pdf.js';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
@@ -65,6 +71,14 @@ describe('no host fonts', () => {
       return Buffer.from(ctx.getImageData(0, 0, 200, 60).data);
     };
     assert.notDeepEqual(draw('∰'), draw(MISSING_GLYPH), 'Skia falls back to the host font for ∰');
+  });
+
+  test('only characters no bundled font has are replaced; joiners, variation selectors and bidi marks stay', () => {
+    // A family of four (ZWJ sequence), a red heart (VS16), a skin tone, an RLM, CJK and Thai: all bundled.
+    const covered = '👨\u200D👩\u200D👧\u200D👦 ❤\uFE0F 👍🏽 \u200Fשלום 東京 สวัสดี';
+    assert.deepEqual(missingCharacters('Inter', '400', covered), []);
+    assert.equal(withBundledGlyphs('Inter', '400', covered), covered);
+    assert.equal(withBundledGlyphs('Lora', '700italic', `a${HOST_ONLY}b`), `a${MISSING_GLYPH}${MISSING_GLYPH}b`);
   });
 
   test('PNG: a character only the host has draws exactly as the missing-glyph box', () => {
