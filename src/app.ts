@@ -283,7 +283,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         renderPackage: (document, sizeIndex) =>
           deps.renderPool.render(
             { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
-            { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
+            { budgetMs: config.renderTimeouts.stillSeconds * 1000 },
           ),
       }),
     });

@@ -22,7 +22,7 @@ import { recordEvent } from '../events/outbox.js';
 import type { GifPreset } from '../render/formats/gif.js';
 import type { Html5Settings } from '../render/formats/html5/settings.js';
 import type { RasterFormat } from '../render/pipeline.js';
-import type { RenderPool } from '../render/pool.js';
+import { type RenderCallOptions, type RenderPool, RenderTimeoutError } from '../render/pool.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../render/progress.js';
 import type { RenderSettings } from '../services/export.service.js';
 import type { ErrorLog, ExportLinks } from '../services/export-view.js';
@@ -87,10 +87,6 @@ export interface ExportProcessorOptions {
 
 /** An error of a stage that is not the render (storing the file): reported as such once retries are used up. */
 class StorageError extends Error {}
-
-function isAbort(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError';
-}
 
 /** Final status of an export from its creatives (SPEC §6). */
 export function finalStatus(creatives: Pick<CreativeRow, 'status'>[]): ExportStatus {
@@ -168,7 +164,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   async function render(
     row: ExportRow,
     creative: CreativeRow,
-    signal: AbortSignal,
+    run: RenderCallOptions,
   ): Promise<
     | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
     | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
@@ -186,14 +182,14 @@ export function createExportProcessor(options: ExportProcessorOptions) {
               pdfPreset: settings.pdfPreset,
               slides: settings.slide?.length ? settings.slide : undefined,
             },
-            { signal },
+            run,
           ),
         };
       case 'gif':
         return {
           bytes: await pool.render(
             { ...base, format: 'gif', gifPreset: settings.gifPreset as GifPreset, progressId: creative.id },
-            { signal },
+            run,
           ),
         };
       case 'mp4': {
@@ -202,7 +198,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         try {
           await pool.render(
             { ...base, format: 'mp4', fps: settings.targetFPS, out: file, progressId: creative.id },
-            { signal },
+            run,
           );
         } catch (error) {
           await fs.promises.rm(file, { force: true });
@@ -218,11 +214,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
             html5: settings as Html5Settings,
             zipName: creative.file_name.replace(/\.zip$/, ''),
           },
-          { signal },
+          run,
         );
       default:
         return {
-          bytes: await pool.render({ ...base, format: row.format as RasterFormat, scale: settings.scale }, { signal }),
+          bytes: await pool.render({ ...base, format: row.format as RasterFormat, scale: settings.scale }, run),
         };
     }
   }
@@ -238,14 +234,14 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     await repo.markRendering(exportId, creativeId);
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
-    const budget = AbortSignal.timeout(budgetOf(row.format));
+    // The pool starts the budget when a thread takes the render: time waiting in line never counts against it.
     try {
-      output = await render(row, creative, budget);
+      output = await render(row, creative, { budgetMs: budgetOf(row.format) });
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
         await repo.settleCreative(creativeId, { status: 'failed', code: error.code, message: error.message, renderMs });
-      } else if (isAbort(error) && budget.aborted) {
+      } else if (error instanceof RenderTimeoutError) {
         await repo.settleCreative(creativeId, {
           status: 'failed',
           code: 'RENDER_TIMEOUT',
