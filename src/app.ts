@@ -112,7 +112,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     bodyLimit: 1024 * 1024,
     // We answer 503 ourselves, in the error envelope, while shutting down.
     return503OnClosing: false,
-    trustProxy: false,
+    // A hop count is given to Fastify as the function proxy-addr calls per hop: Fastify 5 turns a bare number into
+    // "trust nothing", because the peer then is not checked. Safe only when clients reach the service through the
+    // balancer alone (docs/deploy.md); a list of the balancer's addresses is the stricter choice.
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.trustProxy)
+        : config.trustProxy,
     frameworkErrors,
   }).withTypeProvider() as unknown as App;
 
@@ -270,6 +276,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         deliveries: webhookDeliveries,
         allowPrivateUrls: config.allowPrivateUrls,
         queueLimit: config.queueLimit,
+        teamFilesInFlight: config.teamFilesInFlight,
         onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
       }),
     });

@@ -35,6 +35,7 @@ import {
   type ExportStatus,
 } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
+import { teamGroup } from './fair.js';
 import type { Job, JobQueue } from './job-queue.js';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -412,7 +413,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   /** Enqueues what unfinished exports created before `before` may be missing (idempotent by job id). */
   async function sweep(before: string): Promise<void> {
-    for (const { id } of await repo.unfinished(500, before)) {
+    for (const { id, team_id } of await repo.unfinished(500, before)) {
       const creatives = await repo.creativesOf(id);
       const open = creatives.filter((c) => c.status === 'pending' || c.status === 'inProgress');
       if (open.length === 0) {
@@ -420,7 +421,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         continue;
       }
       for (const creative of open) {
-        await queue.enqueue('export.creative', { exportId: id, creativeId: creative.id }, { jobId: creative.id });
+        await queue.enqueue(
+          'export.creative',
+          { exportId: id, creativeId: creative.id },
+          { jobId: creative.id, group: teamGroup(team_id) },
+        );
       }
     }
   }
