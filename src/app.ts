@@ -117,7 +117,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // balancer alone (docs/deploy.md); a list of the balancer's addresses is the stricter choice.
     trustProxy:
       typeof config.trustProxy === 'number'
-        ? ((hops: number) => (_address: string, hop: number) => hop < hops)(config.trustProxy)
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(config.trustProxy)
         : config.trustProxy,
     frameworkErrors,
   }).withTypeProvider() as unknown as App;

@@ -64,6 +64,11 @@ export interface Config {
     exports: number;
     /** Requests per window and team (or client address before sign-in) on every other route. */
     other: number;
+    /**
+     * Export requests refused as invalid (400/422) per window and team: counted apart from `exports`, which counts
+     * only accepted exports, so fixing a request never locks its sender out (PLACARD_RATE_LIMIT_INVALID_EXPORTS).
+     */
+    invalidExports: number;
   };
 }
 
@@ -211,6 +216,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       windowSeconds: 10,
       exports: integer(env, 'PLACARD_RATE_LIMIT_EXPORTS', 15, 1, 1_000_000_000),
       other: integer(env, 'PLACARD_RATE_LIMIT_OTHER', 100, 1, 1_000_000_000),
+      invalidExports: integer(env, 'PLACARD_RATE_LIMIT_INVALID_EXPORTS', 60, 1, 1_000_000_000),
     },
     ...overrides,
   };
