@@ -382,7 +382,7 @@ export interface WebhookDeliveriesTable {
   url: string;
   /** JSON text POSTed as is, `{ id, action, teamId, occurredAt, data }`. */
   payload: string;
-  /** pending | succeeded | failed */
+  /** pending | succeeded | failed | cancelled (its webhook was deleted or given another URL) */
   status: string;
   attempt_count: ColumnType<number, number | undefined, number>;
   next_attempt_at: string | null;
