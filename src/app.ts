@@ -155,7 +155,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const projects = createProjectRepository(db.kysely);
   const folders = createFolderRepository(db.kysely, db.dialect);
   const access = createAccess({ projects, brandKits, folders });
-  const thumbnails = createThumbnails(deps.blobs, { pool: deps.renderPool });
+  const thumbnails = createThumbnails(deps.blobs, {
+    pool: deps.renderPool,
+    budgetMs: config.renderTimeouts.stillSeconds * 1000,
+  });
   const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
 
   requestIdPlugin(app);

@@ -35,6 +35,8 @@ export function thumbnailScale(width: number, height: number): number {
 export interface ThumbnailOptions {
   /** Renders on a worker thread when given; else on the calling thread. */
   pool?: Pick<RenderPool, 'render'>;
+  /** Time budget of a thumbnail render on the pool (issue 14: every render has one). Default: none. */
+  budgetMs?: number;
   /** Fetches media when rendering on the calling thread. Default: the thread's fetcher (pipeline.ts). */
   fetcher?: AssetFetcher;
 }
@@ -48,7 +50,12 @@ export async function drawThumbnail(document: DesignDocument, options: Thumbnail
     skipRejectedSources: true,
   };
   if (options.pool) {
-    return Buffer.from(await options.pool.render({ document, sizeIndex: 0, slideIndex: 0, ...job }));
+    return Buffer.from(
+      await options.pool.render(
+        { document, sizeIndex: 0, slideIndex: 0, ...job },
+        options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs },
+      ),
+    );
   }
   return renderImage(document, 0, 0, { ...job, fetcher: options.fetcher });
 }
