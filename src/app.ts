@@ -35,6 +35,9 @@ import { createExportProcessor } from './jobs/export.processor.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { type AssetFetcher, createAssetFetcher } from './render/assets.js';
+import { createFontFetcher, type FontFetcher } from './render/font-fetch.js';
+import { createFontService } from './services/font.service.js';
+import { brandFontsRoutes } from './http/routes/brand-fonts.js';
 import type { RenderPool } from './render/pool.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
@@ -86,6 +89,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
   assetFetcher?: Pick<AssetFetcher, 'fetch'>;
+  /** Fetches brand font sources. Default: the guarded font fetcher. */
+  fontFetcher?: FontFetcher;
 }
 
 declare module 'fastify' {
@@ -148,6 +153,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const access = createAccess({ projects, brandKits, folders });
   const thumbnails = createThumbnails(deps.blobs, { pool: deps.renderPool });
   const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
+  const fontService = createFontService({
+    db: db.kysely,
+    access,
+    blobs: deps.blobs,
+    fetcher: deps.fontFetcher ?? createFontFetcher({ allowPrivateUrls: config.allowPrivateUrls }),
+  });
 
   requestIdPlugin(app);
   errorHandlerPlugin(app);
@@ -226,6 +237,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     links,
     deliveries: webhookDeliveries,
     thumbnails,
+    brandFonts: fontService.preparer,
     setMissingThumbnail: (hash, key) =>
       createDesignRepository(db.kysely, db.dialect).setMissingThumbnailByHash(hash, key),
     stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
@@ -311,6 +323,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         queue: assetProcessor,
       }),
     });
+  if (serveApi) brandFontsRoutes(app, { fonts: fontService });
   if (serveApi)
     adNetworksRoutes(app, {
       adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),

@@ -22,6 +22,7 @@ import { recordEvent } from '../events/outbox.js';
 import type { GifPreset } from '../render/formats/gif.js';
 import type { Html5Settings } from '../render/formats/html5/settings.js';
 import type { RasterFormat } from '../render/pipeline.js';
+import type { BrandFontPreparer } from '../render/brand-fonts.js';
 import type { RenderPool } from '../render/pool.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../render/progress.js';
 import type { RenderSettings } from '../services/export.service.js';
@@ -66,6 +67,8 @@ export interface ExportProcessorOptions {
   pool: Pick<RenderPool, 'render' | 'renderFiles' | 'threads'>;
   blobs: Pick<BlobStore, 'put' | 'get'>;
   links: ExportLinks;
+  /** Team brand fonts (issue 17): rewrites the document's families and caches their files here. None: bundled only. */
+  brandFonts?: BrandFontPreparer;
   deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
   /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
   thumbnails?: {
@@ -165,17 +168,29 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   }
 
   /** The file of one creative: bytes, or (MP4) a temporary file that the render wrote and the caller removes. */
+  /** Team brand fonts: the document's families under the team's internal names, their files on this machine. */
+  async function prepareFonts(row: ExportRow) {
+    if (!options.brandFonts) return { document: documentOf(row), brandFamilies: [], warnings: [] };
+    return options.brandFonts.prepare(row.team_id, row.project_id, documentOf(row));
+  }
+
   async function render(
     row: ExportRow,
     creative: CreativeRow,
     signal: AbortSignal,
+    prepared: Awaited<ReturnType<typeof prepareFonts>>,
   ): Promise<
     | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
     | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
   > {
     const settings = JSON.parse(row.settings) as RenderSettings;
-    const document = documentOf(row);
-    const base = { document, sizeIndex: creative.size_index, slideIndex: creative.slide_number ?? 0 };
+    const base = {
+      document: prepared.document as DesignDocument,
+      brandFamilies: prepared.brandFamilies,
+      sizeIndex: creative.size_index,
+      slideIndex: creative.slide_number ?? 0,
+    };
+
     switch (row.format) {
       case 'pdf':
         return {
@@ -238,9 +253,12 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     await repo.markRendering(exportId, creativeId);
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
+    let fontWarnings: string[] = [];
     const budget = AbortSignal.timeout(budgetOf(row.format));
     try {
-      output = await render(row, creative, budget);
+      const prepared = await prepareFonts(row);
+      fontWarnings = prepared.warnings;
+      output = await render(row, creative, budget, prepared);
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
@@ -280,7 +298,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       blobKey: key,
       bytes: size,
       renderMs,
-      warnings: output.warnings,
+      warnings: fontWarnings.length > 0 ? [...fontWarnings, ...(output.warnings ?? [])] : output.warnings,
       fallbackKey,
     });
     // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.

@@ -2,6 +2,7 @@ import { BroadcastChannel, workerData } from 'node:worker_threads';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { createAssetFetcher } from './assets.js';
+import { type BrandFamily, requireEmbeddable, useBrandFamilies } from './brand-fonts.js';
 import { renderGif, renderMp4 } from './formats/animated.js';
 import type { GifPreset } from './formats/gif.js';
 import { packageHtml5 } from './formats/html5/package.js';
@@ -41,6 +42,8 @@ export interface RenderJob {
   html5?: Html5Settings;
   /** HTML: the zip's file name without `.zip`, checked against the network's name rules. */
   zipName?: string;
+  /** Team brand fonts the document names by their internal names (brand-fonts.ts). */
+  brandFamilies?: BrandFamily[];
 }
 
 /** What a worker answers: the file, or the AppError to raise again on the calling thread. */
@@ -76,6 +79,11 @@ function progressReporter(id: string | undefined): ((done: number, total: number
 
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
   try {
+    useBrandFamilies(job.brandFamilies);
+    if (job.format === 'pdf') requireEmbeddable(job.brandFamilies, 'a PDF');
+    // Both ways an HTML5 package carries text embed the font: a web font, or (convertCustomFonts) an SVG whose
+    // text uses the font as a data: URL.
+    if (job.format === 'html') requireEmbeddable(job.brandFamilies, 'an HTML5 package');
     const animated = {
       fetcher: renderFetcher(),
       ffmpegPath: data.ffmpegPath,

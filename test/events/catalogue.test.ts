@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { actionById, actionByName, CATALOGUE_RELEASED_AT, WEBHOOK_ACTIONS } from '../../src/events/catalogue.js';
 
 describe('webhook action catalogue', () => {
-  test('holds the twelve actions of SPEC §8 with their ids', () => {
+  test('holds the actions of SPEC §8 and the brand font actions with their ids', () => {
     assert.deepEqual(
       WEBHOOK_ACTIONS.map((a) => [a.id, a.name]),
       [
@@ -20,6 +20,8 @@ describe('webhook action catalogue', () => {
         [10, 'user/delete'],
         [11, 'shareLink/create'],
         [12, 'designVersion/create'],
+        [13, 'brandkit/fontAdded'],
+        [14, 'brandkit/fontRemoved'],
       ],
     );
   });
