@@ -16,6 +16,7 @@ import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
 import { avatarRoutes } from './http/routes/avatars.js';
+import { brandFontsRoutes } from './http/routes/brand-fonts.js';
 import { brandKitAssetsRoutes } from './http/routes/brand-kit-assets.js';
 import { brandKitsRoutes } from './http/routes/brand-kits.js';
 import { designVersionsRoutes } from './http/routes/design-versions.js';
@@ -36,8 +37,6 @@ import type { JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { type AssetFetcher, createAssetFetcher } from './render/assets.js';
 import { createFontFetcher, type FontFetcher } from './render/font-fetch.js';
-import { createFontService } from './services/font.service.js';
-import { brandFontsRoutes } from './http/routes/brand-fonts.js';
 import type { RenderPool } from './render/pool.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
@@ -51,6 +50,7 @@ import { createDesignService } from './services/design.service.js';
 import { createDesignVersionService } from './services/design-version.service.js';
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
+import { createFontService } from './services/font.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
@@ -209,7 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
       designs,
     });
-  if (serveApi) templatesRoutes(app, { designs });
+  if (serveApi) templatesRoutes(app, { designs, fonts: fontService });
   if (serveApi)
     designVersionsRoutes(app, {
       versions: createDesignVersionService({
@@ -275,6 +275,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     exportsRoutes(app, {
       exports: createExportService({
         db: db.kysely,
+        fonts: fontService,
         designs,
         access,
         queue: deps.jobs,
@@ -289,6 +290,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     shareLinksRoutes(app, {
       shareLinks: createShareLinkService({
         db: db.kysely,
+        fonts: fontService,
         designs,
         publicUrl: config.publicUrl,
         // The generic IAB package: everything local, so the page plays it as any browser would.

@@ -52,7 +52,7 @@ export const ERROR_CATALOGUE = {
   FONT_NOT_EMBEDDABLE: {
     status: 422,
     description:
-      "A PDF or HTML5 file would embed a brand font whose licence (OS/2 fsType) forbids embedding; the message names the font. Raster and video formats still draw it.",
+      'A PDF or HTML5 file would embed a brand font whose licence (OS/2 fsType) forbids embedding; the message names the font. Raster and video formats still draw it.',
   },
   INVALID_MOVE: { status: 422, description: 'The move is impossible (into its own subtree, or into another project).' },
   UNPROCESSABLE: {

@@ -61,10 +61,8 @@ const FS_TYPE_BITS = {
 } as const;
 
 function fsTypeOf(font: fontkit.Font): number {
-  const flags = ((font as unknown as { 'OS/2'?: { fsType?: Record<string, boolean> } })['OS/2']?.fsType ?? {}) as Record<
-    string,
-    boolean
-  >;
+  const flags = ((font as unknown as { 'OS/2'?: { fsType?: Record<string, boolean> } })['OS/2']?.fsType ??
+    {}) as Record<string, boolean>;
   let value = 0;
   for (const [name, bit] of Object.entries(FS_TYPE_BITS)) if (flags[name]) value |= bit;
   return value;
@@ -83,7 +81,12 @@ export function embeddableFsType(fsType: number): boolean {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 function cleanName(name: string | null | undefined): string {
-  return (name ?? '').replace(CONTROL, '').replace(/["|,\\]/g, '').replace(/\s+/g, ' ').trim().slice(0, 100);
+  return (name ?? '')
+    .replace(CONTROL, '')
+    .replace(/["|,\\]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 100);
 }
 
 function variantOf(weight: number, italic: boolean): string {
@@ -112,17 +115,21 @@ function checkTables(font: fontkit.Font): void {
   }
   const tables = (font as unknown as { directory: { tables: Record<string, { length: number }> } }).directory.tables;
   const raw = font as unknown as Record<string, unknown>;
-  if (tables.glyf) {
+  // WOFF2 transforms glyf and loca (its directory holds transformed lengths); fontkit rebuilds them per glyph, and
+  // the glyph sample below reads them.
+  if (tables.glyf && font.type !== 'WOFF2') {
     const loca = raw.loca as { offsets?: number[] } | undefined;
     const offsets = loca?.offsets ?? [];
     if (offsets.length < numGlyphs + 1) {
-      throw new FontFileError(`claims ${numGlyphs} glyphs but its loca table locates ${Math.max(0, offsets.length - 1)}`);
+      throw new FontFileError(
+        `claims ${numGlyphs} glyphs but its loca table locates ${Math.max(0, offsets.length - 1)}`,
+      );
     }
     const glyfLength = tables.glyf.length;
     if (offsets[numGlyphs]! > glyfLength + 4 && tables.glyf.length > 0) {
       throw new FontFileError('its loca table points past the end of its glyf table');
     }
-  } else if (!tables['CFF '] && !tables.CFF2) {
+  } else if (!tables.glyf && !tables['CFF '] && !tables.CFF2) {
     throw new FontFileError('has no outlines (neither a glyf nor a CFF table)');
   }
   if (!tables.cmap) throw new FontFileError('has no cmap table (no characters map to glyphs)');

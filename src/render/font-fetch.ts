@@ -45,7 +45,10 @@ export function createFontFetcher(options: FontFetcherOptions): FontFetcher {
   return {
     async fetch(url) {
       if (isFileHostingLink(url)) {
-        throw rejected(url, 'is a file-hosting link (Google Drive, Dropbox or OneDrive); a direct public link is needed');
+        throw rejected(
+          url,
+          'is a file-hosting link (Google Drive, Dropbox or OneDrive); a direct public link is needed',
+        );
       }
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), timeoutMs);

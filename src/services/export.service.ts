@@ -10,6 +10,7 @@ import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { animatedDurationProblem, PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
+import type { FontLookup } from '../elements/element-kind.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
 import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
@@ -93,6 +94,8 @@ export function settingsFor(format: string, given: ExportSettings = {}): RenderS
 
 export interface ExportServiceDeps {
   db: Kysely<Database>;
+  /** The team's brand fonts for FONTFAMILY/FONTVARIANT checks (issue 17). Default: the catalogue only. */
+  fonts?: { lookup(teamId: number): Promise<FontLookup> };
   designs: Pick<DesignService, 'requireDesign' | 'importDesign'>;
   access: Pick<Access, 'requireProject' | 'requireFolder' | 'seesProject'>;
   queue: Pick<JobQueue, 'enqueue' | 'depth'>;
@@ -359,7 +362,7 @@ export function createExportService(deps: ExportServiceDeps) {
         source,
         body.elementsChanges as ElementChangesInput[],
         body.generalChanges as GeneralChangesInput | undefined,
-        catalogueFonts,
+        deps.fonts ? await deps.fonts.lookup(actor.teamId) : catalogueFonts,
       );
       const general = body.generalSettings ?? {};
       const projectId = general.newDesignProjectId ?? template.project_id;

@@ -9,13 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { type PageQuery, pageRequest } from '../domain/page.js';
+import type { FontLookup } from '../elements/element-kind.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Actor } from '../http/types.js';
 import { FontFileError, type FontFileFormat, type ParsedFace, parseFontFile } from '../render/brand-font-file.js';
 import { type BrandFamily, type BrandFontPreparer, brandFamilyName } from '../render/brand-fonts.js';
 import type { FontFetcher } from '../render/font-fetch.js';
-import { fontFamily as catalogueFamily } from '../render/fonts.js';
+import { fontFamily as catalogueFamily, catalogueFonts } from '../render/fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
   type BrandFontRepository,
@@ -196,7 +197,13 @@ export function createFontService(deps: FontServiceDeps) {
     load: () => Promise<Buffer>,
   ): Promise<UploadEntry[]> {
     try {
-      const views = await storeFile(actor, brandKitId, await load(), fileName, source.startsWith('http') ? source : null);
+      const views = await storeFile(
+        actor,
+        brandKitId,
+        await load(),
+        fileName,
+        source.startsWith('http') ? source : null,
+      );
       return views.map((view) => ({ ...view, source }));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -346,6 +353,17 @@ export function createFontService(deps: FontServiceDeps) {
       });
       // After the commit, and only when no other face (a variable font's other instances) still uses the file.
       if (!(await repo.blobInUse(row.blob_key))) await blobs.delete(row.blob_key);
+    },
+
+    /** FONTFAMILY and FONTVARIANT checks for a team: its uploaded families first, then the catalogue. */
+    async lookup(teamId: number): Promise<FontLookup> {
+      const team = new Map((await this.families(teamId)).map((family) => [family.fontFamily.toLowerCase(), family]));
+      return {
+        family(name) {
+          const found = team.get(name.trim().toLowerCase());
+          return found ? { fontFamily: found.fontFamily, variants: found.variants } : catalogueFonts.family(name);
+        },
+      };
     },
 
     /** The team's uploaded families with their variants, for GET /v1/fonts and the FONTFAMILY/FONTVARIANT checks. */

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
+import type { FontLookup } from '../elements/element-kind.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Actor } from '../http/types.js';
@@ -19,6 +20,8 @@ import { sharePage } from './share-page.js';
 
 export interface ShareLinkServiceDeps {
   db: Kysely<Database>;
+  /** The team's brand fonts for FONTFAMILY/FONTVARIANT checks (issue 17). Default: the catalogue only. */
+  fonts?: { lookup(teamId: number): Promise<FontLookup> };
   designs: Pick<DesignService, 'requireDesign'>;
   /** config.publicUrl: links are absolute. */
   publicUrl: string;
@@ -111,7 +114,7 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
         documentOf(template),
         body.elementsChanges as ElementChangesInput[],
         body.generalChanges as GeneralChangesInput | undefined,
-        catalogueFonts,
+        deps.fonts ? await deps.fonts.lookup(actor.teamId) : catalogueFonts,
       );
       const previewId = randomUUID();
       const token = await create(actor, {

@@ -4,7 +4,6 @@ import { AppError } from '../../errors.js';
 import { MAX_FONT_BYTES } from '../../render/brand-font-file.js';
 import { type FontService, MAX_FONTS_PER_UPLOAD } from '../../services/font.service.js';
 import { actorOf } from '../plugins/auth.js';
-import { BrandKitIdParams } from '../schemas/brand-kit-assets.js';
 import {
   DeleteFontBody,
   ListFontsQuery,
@@ -12,6 +11,7 @@ import {
   UploadFontsBody,
   UploadFontsResponse,
 } from '../schemas/brand-fonts.js';
+import { BrandKitIdParams } from '../schemas/brand-kit-assets.js';
 import { AUTHED_ERRORS, BODY_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import type { App } from '../types.js';
 
@@ -19,8 +19,8 @@ const tags = ['Brand fonts'];
 
 const RULES =
   'TTF, OTF, WOFF, WOFF2 and TrueType collections (each face becomes a font), recognised by content and checked with ' +
-  'fontkit; 10 MB a file, 20 files a request. Family and variant come from the font\'s name and OS/2 tables; each ' +
-  "named instance of a variable font is a variant. A file that cannot be used (not a font, damaged, too large, a " +
+  "fontkit; 10 MB a file, 20 files a request. Family and variant come from the font's name and OS/2 tables; each " +
+  'named instance of a variable font is a variant. A file that cannot be used (not a font, damaged, too large, a ' +
   'face the kit already has, an unreachable or private link) is answered with its `error` and stores nothing; the ' +
   'other files are still stored. Needs the Editor role or a stronger one; a brand kit of another team is a 404.';
 
@@ -72,7 +72,10 @@ export function brandFontsRoutes(app: App, { fonts }: { fonts: FontService }) {
           for await (const part of parts) {
             if (part.fieldname !== 'file') {
               await part.toBuffer();
-              throw new AppError('VALIDATION_FAILED', `${part.fieldname}: unknown part; font files go in \`file\` parts`);
+              throw new AppError(
+                'VALIDATION_FAILED',
+                `${part.fieldname}: unknown part; font files go in \`file\` parts`,
+              );
             }
             const fileName = (part.filename || 'font').replace(/[\p{Cc}\p{Cf}/\\]/gu, '_').slice(0, 200);
             // Read before the next part: busboy hands parts over one at a time.

@@ -41,7 +41,11 @@ export function brandFonts(dialect: Dialect) {
         .columns(['brand_kit_id', 'family_key', 'variant'])
         .unique()
         .execute();
-      await db.schema.createIndex('brand_fonts_team_family').on('brand_fonts').columns(['team_id', 'family_key']).execute();
+      await db.schema
+        .createIndex('brand_fonts_team_family')
+        .on('brand_fonts')
+        .columns(['team_id', 'family_key'])
+        .execute();
     },
   };
 }
