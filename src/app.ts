@@ -151,14 +151,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const projects = createProjectRepository(db.kysely);
   const folders = createFolderRepository(db.kysely, db.dialect);
   const access = createAccess({ projects, brandKits, folders });
-  const thumbnails = createThumbnails(deps.blobs, { pool: deps.renderPool });
-  const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
   const fontService = createFontService({
     db: db.kysely,
     access,
     blobs: deps.blobs,
     fetcher: deps.fontFetcher ?? createFontFetcher({ allowPrivateUrls: config.allowPrivateUrls }),
   });
+  const thumbnails = createThumbnails(deps.blobs, { pool: deps.renderPool, brandFonts: fontService.preparer });
+  const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
 
   requestIdPlugin(app);
   errorHandlerPlugin(app);

@@ -21,7 +21,10 @@ export function registerThumbnailJobs(options: {
     async (job) => {
       const design = await designs.findById(job.payload.designId);
       if (!design || design.revision !== job.payload.revision || design.thumb_key !== null) return;
-      const key = await options.thumbnails.make(design.hash, JSON.parse(design.document) as DesignDocument);
+      const key = await options.thumbnails.make(design.hash, JSON.parse(design.document) as DesignDocument, {
+        teamId: design.team_id,
+        projectId: design.project_id,
+      });
       if (!(await designs.setMissingThumbnail(design.id, job.payload.revision, key))) {
         await options.thumbnails.discard([key]);
       }

@@ -317,6 +317,20 @@ describe('brand fonts over HTTP', () => {
     expectGolden('brand-font-dejavu-serif', await fileOf(await exportOf(brand, 'PNG')));
   });
 
+  test('the thumbnail of a design in the brand font is drawn with it', async () => {
+    const thumbOf = async (family: string) => {
+      const template = (
+        await ok('POST', '/v1/templates/import', { projectId: project, name: family, document: textDesign(family) })
+      ).template;
+      const file = await t.download(template.thumbUrl);
+      assert.equal(file.status, 200);
+      return decodePng(file.body);
+    };
+    const brand = await thumbOf('DejaVu Serif');
+    const inter = await thumbOf('Inter');
+    assert.ok(differingPixels(brand, inter) > 500);
+  });
+
   test('the PDF embeds the brand font (pdffonts)', async () => {
     const brand = (
       await ok('POST', '/v1/templates/import', {
