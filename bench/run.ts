@@ -4,6 +4,7 @@ import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchApi } from './api.bench.js';
 import { benchExports } from './exports.bench.js';
+import { benchFonts } from './fonts.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchRender } from './render.bench.js';
@@ -12,6 +13,7 @@ import { benchScale } from './scale.bench.js';
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
   exports: benchExports,
+  fonts: benchFonts,
   html5: benchHtml5,
   motion: benchMotion,
   render: benchRender,
