@@ -10,9 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import * as fontkit from 'fontkit';
 import subsetFont from 'subset-font';
 import { createFontFetcher } from '../../../src/render/font-fetch.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
+import { readZip } from '../../helpers/zip.js';
 import { expectGolden } from '../../render/golden.js';
 import { type MediaServer, startMediaServer } from '../../render/media-fixtures.js';
 import { decodePng, type Pixels } from '../../render/pixels.js';
@@ -350,6 +352,25 @@ describe('brand fonts over HTTP', () => {
     } finally {
       fs.rmSync(file, { force: true });
     }
+  });
+
+  test('the HTML5 package carries a subset of the brand font as its web font', async () => {
+    const brand = (
+      await ok('POST', '/v1/templates/import', {
+        projectId: project,
+        name: 'Html',
+        document: textDesign('DejaVu Serif'),
+      })
+    ).template.id;
+    const zip = await readZip(await fileOf(await exportOf(brand, 'html5')));
+    const fonts = [...zip.entries()].filter(([name]) => /\.woff2?$/.test(name));
+    assert.equal(fonts.length, 1, [...zip.keys()].join(', '));
+    const face = fontkit.create(fonts[0]![1]) as fontkit.Font;
+    assert.equal(face.familyName, 'DejaVu Serif');
+    // Subset to the characters shown ("Hamburg 1234": 11 distinct) plus .notdef, not the 3,400 glyphs of the file.
+    assert.ok(face.numGlyphs < 40, `${face.numGlyphs} glyphs`);
+    const html = zip.get('index.html')!.toString('utf8');
+    assert.doesNotMatch(html, /PlacardBrand/, 'the internal family name never reaches the package');
   });
 
   test('a font whose fsType forbids embedding draws in PNG and fails the PDF with FONT_NOT_EMBEDDABLE; the project’s kit wins', async () => {
