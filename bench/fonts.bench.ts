@@ -108,11 +108,17 @@ export async function benchFonts(): Promise<void> {
       'p95 ms': stats(samples).p95,
       'vs bundled (median)': `${(((stats(samples).median - base) / base) * 100).toFixed(1)} %`,
     });
-    printTable(`Brand fonts (load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`, [
-      row('bundled family (Inter), steady state', bundled),
-      row('brand font, first render after upload (coverage + register)', firsts),
-      row('brand font, steady state', steady),
-    ]);
+    printTable(
+      `Brand fonts (load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')})`,
+      [
+        row('bundled family (Inter), steady state', bundled),
+        row('brand font, first render after upload (coverage + register)', firsts),
+        row('brand font, steady state', steady),
+      ],
+    );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
