@@ -294,11 +294,22 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         designs,
         publicUrl: config.publicUrl,
         // The generic IAB package: everything local, so the page plays it as any browser would.
-        renderPackage: (document, sizeIndex) =>
-          deps.renderPool.render(
-            { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
+        renderPackage: async (document, sizeIndex, owner) => {
+          const prepared = owner
+            ? await fontService.preparer.prepare(owner.teamId, owner.projectId, document)
+            : { document, brandFamilies: [] };
+          return deps.renderPool.render(
+            {
+              document: prepared.document as typeof document,
+              brandFamilies: prepared.brandFamilies,
+              sizeIndex,
+              slideIndex: 0,
+              format: 'html',
+              html5: { networkId: 1 },
+            },
             { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
-          ),
+          );
+        },
       }),
     });
   const assetProcessor = createAssetProcessor({

@@ -373,6 +373,25 @@ describe('brand fonts over HTTP', () => {
     assert.doesNotMatch(html, /PlacardBrand/, 'the internal family name never reaches the package');
   });
 
+  test('the share page plays the package with the brand font', async () => {
+    const hash = (
+      await ok('POST', '/v1/templates/import', {
+        projectId: project,
+        name: 'Shared',
+        document: textDesign('DejaVu Serif'),
+      })
+    ).template.id;
+    const link = new URL((await ok('GET', `/v1/shareLink/${hash}`)).shareLinkUrl);
+    const base = `${origin}${link.pathname}/0`;
+    const html = await (await fetch(`${base}/index.html`)).text();
+    const fontFile = /[\w./-]+\.woff2?/.exec(html)?.[0];
+    assert.ok(fontFile, html.slice(0, 500));
+    const res = await fetch(`${base}/${fontFile.replace(/^\.?\//, '')}`);
+    assert.equal(res.status, 200);
+    const face = fontkit.create(Buffer.from(await res.arrayBuffer())) as fontkit.Font;
+    assert.equal(face.familyName, 'DejaVu Serif');
+  });
+
   test('a font whose fsType forbids embedding draws in PNG and fails the PDF with FONT_NOT_EMBEDDABLE; the project’s kit wins', async () => {
     const strictKit = (await ok('POST', '/v1/brandkits/create', { name: 'Strict' })).brandKit.id;
     const strictProject = (await ok('POST', '/v1/projects', { name: 'Strict ads', brandKitId: strictKit })).project.id;
