@@ -107,6 +107,7 @@ describe('brand fonts over HTTP', () => {
   let project: number;
   let other: Caller & { teamId: number };
   let otherProject: number;
+  let otherKit: number;
 
   async function api(method: string, url: string, body?: unknown, headers: Record<string, string> = t.owner.headers) {
     const res = await fetch(`${origin}${url}`, {
@@ -167,7 +168,7 @@ describe('brand fonts over HTTP', () => {
     kit = (await ok('POST', '/v1/brandkits/create', { name: 'Brand' })).brandKit.id;
     project = (await ok('POST', '/v1/projects', { name: 'Ads', brandKitId: kit })).project.id;
     other = await t.newTeam('Rival');
-    const otherKit = (await ok('POST', '/v1/brandkits/create', { name: 'Rival kit' }, other.headers)).brandKit.id;
+    otherKit = (await ok('POST', '/v1/brandkits/create', { name: 'Rival kit' }, other.headers)).brandKit.id;
     otherProject = (await ok('POST', '/v1/projects', { name: 'Rival ads', brandKitId: otherKit }, other.headers))
       .project.id;
     // The rival uploads a different file under the same family name: DejaVu Serif Bold only.
@@ -390,6 +391,28 @@ describe('brand fonts over HTTP', () => {
     assert.equal(res.status, 200);
     const face = fontkit.create(Buffer.from(await res.arrayBuffer())) as fontkit.Font;
     assert.equal(face.familyName, 'DejaVu Serif');
+  });
+
+  test('brand kit typography entries point at uploaded fonts by fontId; another team’s fontId is a 422', async () => {
+    const listed = await ok('GET', `/v1/brandkit/${kit}/fonts`);
+    const bold = listed.nodes.find((f: Json) => f.family === 'DejaVu Serif' && f.variant === '700');
+    const entry = { fontId: bold.id, fontName: 'DejaVu Serif', fontSize: 32, fontWeight: '700', type: 'heading' };
+    const updated = await ok('PUT', '/v1/brandkits', { brandkitId: kit, name: 'Brand', typography: [entry] });
+    assert.deepEqual(updated.brandKit.typography, [entry]);
+    const projectView = await ok('PUT', '/v1/projects', { projectId: project, name: 'Ads' });
+    assert.deepEqual(projectView.project.brandKit.typography, [entry]);
+    const rivalFont = (await ok('GET', `/v1/brandkit/${otherKit}/fonts`, undefined, other.headers)).nodes[0]
+      .id as number;
+    const foreign = await api('PUT', '/v1/brandkits', {
+      brandkitId: kit,
+      name: 'Brand',
+      typography: [{ ...entry, fontId: rivalFont }],
+    });
+    assert.equal(foreign.status, 422);
+    assert.match(foreign.json.error, /typography\[0\]\.fontId/);
+    assert.deepEqual((await ok('PUT', '/v1/brandkits', { brandkitId: kit, name: 'Brand' })).brandKit.typography, [
+      entry,
+    ]);
   });
 
   test('a font whose fsType forbids embedding draws in PNG and fails the PDF with FONT_NOT_EMBEDDABLE; the project’s kit wins', async () => {
