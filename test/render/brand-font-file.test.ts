@@ -14,6 +14,8 @@ import {
   parseFontFile,
   sniffFont,
 } from '../../src/render/brand-font-file.js';
+import { useBrandFamilies } from '../../src/render/brand-fonts.js';
+import { fontStack } from '../../src/render/font-registry.js';
 
 const FONTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/fonts');
 const serif = fs.readFileSync(path.join(FONTS, 'DejaVuSerif.ttf'));
@@ -98,6 +100,26 @@ describe('brand font files', () => {
     assert.equal(embeddableFsType(0x0002), false);
     assert.equal(embeddableFsType(0x0100), false);
     assert.equal(embeddableFsType(0x0200), false);
+  });
+
+  test('a brand family falls back to the Noto fonts for characters it lacks, as bundled families do', () => {
+    useBrandFamilies([
+      {
+        name: 'PlacardBrandFallbackTest',
+        displayName: 'DejaVu Serif',
+        faces: [
+          { fontId: 1, variant: '400', path: path.join(FONTS, 'DejaVuSerif.ttf'), embeddable: true, fileName: 'f' },
+        ],
+      },
+    ]);
+    const latin = fontStack('PlacardBrandFallbackTest', '400', 'Hamburg');
+    assert.deepEqual(latin.families, ['PlacardBrandFallbackTest|400|brand']);
+    const mixed = fontStack('PlacardBrandFallbackTest', '400', 'Hamburg 東京');
+    assert.equal(mixed.families[0], 'PlacardBrandFallbackTest|400|brand');
+    assert.ok(
+      mixed.families.some((alias) => alias.startsWith('Noto Sans JP|')),
+      mixed.families.join(', '),
+    );
   });
 
   test('refusals say why: not a font, truncated, over 10 MB', () => {
