@@ -107,8 +107,27 @@ export function createBrandKitService({ db, brandKits, access, blobs }: BrandKit
           const projects = await repo.countProjectsUsing(kit.id);
           if (projects > 0) throw inUse(kit.id, projects);
           const keys = await createMediaRepository(tx).blobKeysOfBrandKit(kit.id);
+          // Brand font files are shared by every face (and kit) that holds the same file: only those no other kit
+          // of the team still uses go with this kit.
+          const fontKeys = await tx
+            .selectFrom('brand_fonts')
+            .select('blob_key')
+            .distinct()
+            .where('brand_kit_id', '=', kit.id)
+            .where((eb) =>
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('brand_fonts as other')
+                    .select('other.id')
+                    .whereRef('other.blob_key', '=', 'brand_fonts.blob_key')
+                    .where('other.brand_kit_id', '!=', kit.id),
+                ),
+              ),
+            )
+            .execute();
           await repo.delete(actor.teamId, kit.id);
-          return keys;
+          return [...keys, ...fontKeys.map((row) => row.blob_key)];
         });
       } catch (error) {
         if (isForeignKeyViolation(error)) throw inUse(kit.id);

@@ -415,6 +415,26 @@ describe('brand fonts over HTTP', () => {
     ]);
   });
 
+  test('deleting a brand kit removes the font files no other kit of the team holds', async () => {
+    const doomed = (await ok('POST', '/v1/brandkits/create', { name: 'Doomed' })).brandKit.id;
+    const own = await subsetFont(serifBold, 'Doomed only', { targetFormat: 'woff2' });
+    const up = await uploadFiles(doomed, [
+      ['own.woff2', own],
+      ['shared.ttf', serif],
+    ]);
+    assert.equal(up.status, 200, up.body);
+    const keys = await t.runtime.db.kysely
+      .selectFrom('brand_fonts')
+      .select(['blob_key', 'file_name'])
+      .where('brand_kit_id', '=', doomed)
+      .execute();
+    const key = (name: string) => keys.find((row) => row.file_name === name)!.blob_key;
+    assert.ok(await t.runtime.blobs.get(key('own.woff2')));
+    assert.deepEqual(await ok('DELETE', '/v1/brandkits', { brandkitId: doomed }), { status: 'success' });
+    assert.equal(await t.runtime.blobs.get(key('own.woff2')), null);
+    assert.ok(await t.runtime.blobs.get(key('shared.ttf')), 'the Brand kit still draws with DejaVu Serif 400');
+  });
+
   test('a font whose fsType forbids embedding draws in PNG and fails the PDF with FONT_NOT_EMBEDDABLE; the project’s kit wins', async () => {
     const strictKit = (await ok('POST', '/v1/brandkits/create', { name: 'Strict' })).brandKit.id;
     const strictProject = (await ok('POST', '/v1/projects', { name: 'Strict ads', brandKitId: strictKit })).project.id;
