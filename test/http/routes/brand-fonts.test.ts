@@ -435,6 +435,63 @@ describe('brand fonts over HTTP', () => {
     assert.ok(await t.runtime.blobs.get(key('shared.ttf')), 'the Brand kit still draws with DejaVu Serif 400');
   });
 
+  test('FONTFAMILY and FONTVARIANT accept the team’s families only', async () => {
+    const inter = (
+      await ok('POST', '/v1/templates/import', { projectId: project, name: 'Switch', document: textDesign('Inter') })
+    ).template.id;
+    const change = (changes: Array<{ attribute: string; value: string }>, headers?: Record<string, string>) =>
+      api(
+        'POST',
+        '/v1/export-with-changes',
+        { templateHash: inter, type: 'png', elementsChanges: [{ elementName: 'headline', changes }] },
+        headers,
+      );
+    const good = await change([
+      { attribute: 'FONTFAMILY', value: 'dejavu serif' },
+      { attribute: 'FONTVARIANT', value: '700' },
+    ]);
+    assert.equal(good.status, 200, good.body);
+    const missingVariant = await change([
+      { attribute: 'FONTFAMILY', value: 'DejaVu Serif' },
+      { attribute: 'FONTVARIANT', value: '300' },
+    ]);
+    assert.equal(missingVariant.status, 422);
+    assert.equal(missingVariant.json.code, 'FONT_VARIANT_UNAVAILABLE');
+    assert.match(missingVariant.json.error, /400, 700/);
+    const unknown = await change([{ attribute: 'FONTFAMILY', value: 'Acme Grotesk' }]);
+    assert.equal(unknown.status, 422);
+    assert.match(unknown.json.error, /FONTFAMILY needs a family of the font catalogue/);
+    // The rival team has DejaVu Serif 700 only: 400 is not one of its variants.
+    const rival = (
+      await ok(
+        'POST',
+        '/v1/templates/import',
+        { projectId: otherProject, name: 'Rival switch', document: textDesign('Inter') },
+        other.headers,
+      )
+    ).template.id;
+    const rivalChange = await api(
+      'POST',
+      '/v1/export-with-changes',
+      {
+        templateHash: rival,
+        type: 'png',
+        elementsChanges: [
+          {
+            elementName: 'headline',
+            changes: [
+              { attribute: 'FONTFAMILY', value: 'DejaVu Serif' },
+              { attribute: 'FONTVARIANT', value: '400' },
+            ],
+          },
+        ],
+      },
+      other.headers,
+    );
+    assert.equal(rivalChange.status, 422, rivalChange.body);
+    assert.equal(rivalChange.json.code, 'FONT_VARIANT_UNAVAILABLE');
+  });
+
   test('a font whose fsType forbids embedding draws in PNG and fails the PDF with FONT_NOT_EMBEDDABLE; the project’s kit wins', async () => {
     const strictKit = (await ok('POST', '/v1/brandkits/create', { name: 'Strict' })).brandKit.id;
     const strictProject = (await ok('POST', '/v1/projects', { name: 'Strict ads', brandKitId: strictKit })).project.id;
