@@ -195,15 +195,11 @@ export function createFontService(deps: FontServiceDeps) {
     source: string,
     fileName: string,
     load: () => Promise<Buffer>,
+    /** The link fetched; null for a multipart file. */
+    src: string | null,
   ): Promise<UploadEntry[]> {
     try {
-      const views = await storeFile(
-        actor,
-        brandKitId,
-        await load(),
-        fileName,
-        source.startsWith('http') ? source : null,
-      );
+      const views = await storeFile(actor, brandKitId, await load(), fileName, src);
       return views.map((view) => ({ ...view, source }));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -303,7 +299,14 @@ export function createFontService(deps: FontServiceDeps) {
       // One at a time: fonts are small, and a kit's uniqueness check must see the faces stored just before.
       for (const source of input.sources) {
         fonts.push(
-          ...(await settle(actor, kit.id, source, fileNameOf(source), async () => (await fetcher.fetch(source)).bytes)),
+          ...(await settle(
+            actor,
+            kit.id,
+            source,
+            fileNameOf(source),
+            async () => (await fetcher.fetch(source)).bytes,
+            source,
+          )),
         );
       }
       return { fonts };
@@ -322,7 +325,7 @@ export function createFontService(deps: FontServiceDeps) {
         if (count > MAX_FONTS_PER_UPLOAD) {
           throw new AppError('VALIDATION_FAILED', `file: at most ${MAX_FONTS_PER_UPLOAD} files per request`);
         }
-        fonts.push(...(await settle(actor, kit.id, file.fileName, file.fileName, file.read)));
+        fonts.push(...(await settle(actor, kit.id, file.fileName, file.fileName, file.read, null)));
       }
       if (count === 0) {
         throw new AppError('VALIDATION_FAILED', 'file: the form needs at least one `file` part holding a font file');
