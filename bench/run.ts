@@ -6,6 +6,7 @@ import { benchApi } from './api.bench.js';
 import { benchClient } from './client.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchFairness } from './fairness.bench.js';
+import { benchFonts } from './fonts.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchRender } from './render.bench.js';
@@ -16,6 +17,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   client: benchClient,
   exports: benchExports,
   fairness: benchFairness,
+  fonts: benchFonts,
   html5: benchHtml5,
   motion: benchMotion,
   render: benchRender,

@@ -18,6 +18,7 @@ import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
 import { avatarRoutes } from './http/routes/avatars.js';
+import { brandFontsRoutes } from './http/routes/brand-fonts.js';
 import { brandKitAssetsRoutes } from './http/routes/brand-kit-assets.js';
 import { brandKitsRoutes } from './http/routes/brand-kits.js';
 import { designVersionsRoutes } from './http/routes/design-versions.js';
@@ -37,6 +38,7 @@ import { createExportProcessor } from './jobs/export.processor.js';
 import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
+import { createFontFetcher, type FontFetcher } from './render/media/font-fetch.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
@@ -49,6 +51,7 @@ import { createDesignService } from './services/design.service.js';
 import { createDesignVersionService } from './services/design-version.service.js';
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
+import { createFontService } from './services/font.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
@@ -87,6 +90,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
   assetFetcher?: Pick<AssetFetcher, 'fetch'>;
+  /** Fetches brand font sources. Default: the guarded font fetcher. */
+  fontFetcher?: FontFetcher;
 }
 
 const VERSION = (
@@ -192,12 +197,20 @@ type Storage = ReturnType<typeof wireStorage>;
 /** What both the API and the background work use: visibility rules and thumbnails. */
 function wireShared(deps: AppDeps, storage: Storage) {
   const access = createAccess(storage);
+  // Team brand fonts: the API lists and stores them, exports, thumbnails and share previews draw with them.
+  const fonts = createFontService({
+    db: deps.db.kysely,
+    access,
+    blobs: deps.blobs,
+    fetcher: deps.fontFetcher ?? createFontFetcher({ allowPrivateUrls: deps.config.allowPrivateUrls }),
+  });
   const thumbnails = createThumbnails(deps.blobs, {
     pool: deps.renderPool,
     budgetMs: deps.config.renderTimeouts.stillSeconds * 1000,
+    brandFonts: fonts.preparer,
   });
   const links = { blobs: deps.blobs, ttlSeconds: deps.config.urlTtlSeconds };
-  return { access, thumbnails, links };
+  return { access, thumbnails, links, fonts };
 }
 type Shared = ReturnType<typeof wireShared>;
 
@@ -224,6 +237,7 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     links: shared.links,
     deliveries: webhookDeliveries,
     thumbnails: shared.thumbnails,
+    brandFonts: shared.fonts.preparer,
     setMissingThumbnail: (hash, key) => storage.designs.setMissingThumbnailByHash(hash, key),
     stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
     videoBudgetMs: config.renderTimeouts.videoSeconds * 1000,
@@ -286,7 +300,7 @@ async function serveApi(
 ) {
   const { config, db, keys } = deps;
   const { users, credentials, brandKits, projects, folders } = storage;
-  const { access, thumbnails, links } = shared;
+  const { access, thumbnails, links, fonts } = shared;
   const { webhookDeliveries, assetProcessor } = background;
   const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
   authPlugin(app, { auth, rateLimiter: deps.rateLimiter, rateLimitEnabled: config.rateLimit.enabled });
@@ -318,7 +332,7 @@ async function serveApi(
     folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
     designs,
   });
-  templatesRoutes(app, { designs });
+  templatesRoutes(app, { designs, fonts });
   designVersionsRoutes(app, {
     versions: createDesignVersionService({
       db: db.kysely,
@@ -331,6 +345,7 @@ async function serveApi(
   exportsRoutes(app, {
     exports: createExportService({
       db: db.kysely,
+      fonts,
       designs,
       access,
       queue: deps.jobs,
@@ -345,14 +360,26 @@ async function serveApi(
   shareLinksRoutes(app, {
     shareLinks: createShareLinkService({
       db: db.kysely,
+      fonts,
       designs,
       publicUrl: config.publicUrl,
       // The generic IAB package: everything local, so the page plays it as any browser would.
-      renderPackage: (document, sizeIndex) =>
-        deps.renderPool.render(
-          { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
+      renderPackage: async (document, sizeIndex, owner) => {
+        const prepared = owner
+          ? await fonts.preparer.prepare(owner.teamId, owner.projectId, document)
+          : { document, brandFamilies: [] };
+        return deps.renderPool.render(
+          {
+            document: prepared.document as typeof document,
+            brandFamilies: prepared.brandFamilies,
+            sizeIndex,
+            slideIndex: 0,
+            format: 'html',
+            settings: html.defaults({ networkId: 1 }),
+          },
           { budgetMs: config.renderTimeouts.stillSeconds * 1000 },
-        ),
+        );
+      },
     }),
   });
   brandKitAssetsRoutes(app, {
@@ -365,6 +392,7 @@ async function serveApi(
       queue: assetProcessor,
     }),
   });
+  brandFontsRoutes(app, { fonts });
   adNetworksRoutes(app, {
     adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
   });

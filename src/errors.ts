@@ -44,6 +44,16 @@ export const ERROR_CATALOGUE = {
     status: 422,
     description: 'A media source cannot be used: unreachable, wrong type, too large or a private address.',
   },
+  FONT_REJECTED: {
+    status: 422,
+    description:
+      'A font file cannot be used: not a TTF, OTF, WOFF, WOFF2 or TTC font, damaged tables, over 10 MB, or a face the brand kit already has.',
+  },
+  FONT_NOT_EMBEDDABLE: {
+    status: 422,
+    description:
+      'A PDF or HTML5 file would embed a brand font whose licence (OS/2 fsType) forbids embedding; the message names the font. Raster and video formats still draw it.',
+  },
   INVALID_MOVE: { status: 422, description: 'The move is impossible (into its own subtree, or into another project).' },
   UNPROCESSABLE: {
     status: 422,

@@ -1,9 +1,10 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { createAssetFetcher } from '../render/media/assets.js';
+import { requireEmbeddable, useBrandFamilies } from '../render/text/brand-fonts.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
-import { type RenderJob, renderJob } from './registry.js';
+import { formatOf, type RenderJob, renderJob } from './registry.js';
 
 export type { RenderJob } from './registry.js';
 
@@ -40,6 +41,9 @@ function progressReporter(id: string | undefined): ((done: number, total: number
 
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
   try {
+    useBrandFamilies(job.brandFamilies);
+    const { embedsFonts } = formatOf(job.format);
+    if (embedsFonts) requireEmbeddable(job.brandFamilies, embedsFonts);
     const { bytes, warnings, backup } = await renderJob(job, {
       fetcher: renderFetcher(),
       ffmpegPath: data.ffmpegPath,

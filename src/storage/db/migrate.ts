@@ -10,6 +10,7 @@ import { exportPipeline } from './migrations/0006_exports.js';
 import { progress } from './migrations/0007_progress.js';
 import { html5 } from './migrations/0008_html5.js';
 import { fairJobs } from './migrations/0010_fair_jobs.js';
+import { brandFonts } from './migrations/0012_brand_fonts.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -24,6 +25,7 @@ function provider(db: Db): MigrationProvider {
         '0007_progress': progress(),
         '0008_html5': html5(),
         '0010_fair_jobs': fairJobs(),
+        '0012_brand_fonts': brandFonts(db.dialect),
       };
     },
   };

@@ -94,6 +94,7 @@ export interface Database {
   media_folders: MediaFoldersTable;
   media_uploads: MediaUploadsTable;
   media: MediaTable;
+  brand_fonts: BrandFontsTable;
   // templates issue (migration 0004):
   designs: DesignsTable;
   design_sizes: DesignSizesTable;
@@ -397,4 +398,38 @@ export interface WebhookDeliveryAttemptsTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+}
+
+// ---- brand fonts (migration 0012): one row per uploaded face ----
+
+export interface BrandFontsTable {
+  /** The seed's typography `fontId`. */
+  id: Generated<number>;
+  team_id: number;
+  brand_kit_id: number;
+  family: string;
+  /** lower(family). */
+  family_key: string;
+  /** `400`, `700italic`: the seed's FONTVARIANT spelling. */
+  variant: string;
+  /** normal | italic */
+  style: string;
+  weight: number;
+  /** ttf | otf | woff | woff2 (of the uploaded file; a collection's face is stored as ttf or otf). */
+  format: string;
+  glyph_count: number;
+  file_name: string;
+  postscript_name: string | null;
+  /** 1 when OS/2 fsType allows embedding a subset in a PDF or an HTML5 package. */
+  embeddable: number;
+  fs_type: number;
+  /** JSON object of axis tag → value (a variable font's named instance); null for a static face. */
+  variation: string | null;
+  blob_key: string;
+  /** Hex SHA-256 of the stored file. */
+  checksum: string;
+  size: number;
+  src: string | null;
+  created_by: number;
+  created_at: string;
 }
