@@ -12,6 +12,7 @@ import { createMetrics, metricsPlugin, queueDepthGauge } from './http/plugins/me
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
+import { sessionPlugin } from './http/plugins/session.js';
 import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -25,7 +26,9 @@ import { foldersRoutes } from './http/routes/folders.js';
 import { healthRoutes } from './http/routes/health.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
+import { sessionRoutes } from './http/routes/sessions.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
+import { studioRoutes } from './http/routes/studio.js';
 import { templatesRoutes } from './http/routes/templates.js';
 import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
@@ -49,6 +52,7 @@ import { createDesignVersionService } from './services/design-version.service.js
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
 import { createProjectService } from './services/project.service.js';
+import { createSessionService, type SessionService } from './services/session.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
 import { createUserService } from './services/user.service.js';
@@ -92,6 +96,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Background fetching of brand kit assets: started when the app is ready, stopped when it closes. */
     assetProcessor: AssetProcessor;
+    /** Studio sign-in (the demo Owner's password is set through it on first start). */
+    sessions: SessionService;
   }
 }
 
@@ -152,6 +158,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   requestIdPlugin(app);
   errorHandlerPlugin(app);
   metricsPlugin(app, { metrics });
+  // Browser sessions of the studio first: a cookie-authenticated request reaches authPlugin with its actor set.
+  const sessions = createSessionService({ db: db.kysely, publicUrl: config.publicUrl });
+  app.decorate('sessions', sessions);
+  if (serveApi) await sessionPlugin(app, { sessions, publicUrl: config.publicUrl });
   authPlugin(app, { auth, rateLimiter: deps.rateLimiter, rateLimitEnabled: config.rateLimit.enabled });
   idempotencyPlugin(app, { store: deps.idempotency });
   await openapiPlugin(app, { publicUrl: config.publicUrl, version: VERSION });
@@ -172,6 +182,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ],
   });
   if (serveApi) authRoutes(app, { auth });
+  if (serveApi) sessionRoutes(app, { sessions, publicUrl: config.publicUrl });
+  if (serveApi) await studioRoutes(app);
   if (serveApi)
     usersRoutes(app, {
       users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
