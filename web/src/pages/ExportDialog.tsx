@@ -57,7 +57,7 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
     queryKey: ['export', exportId],
     enabled: exportId !== null,
     queryFn: () => api<{ response: ExportBody }>('GET', `/v1/export/${exportId}`),
-    refetchInterval: (query) => (query.state.data?.response.status === 'pending' ? 500 : false),
+    refetchInterval: (query) => (finished(query.state.data?.response.status) ? false : 500),
   });
 
   const start = async (event: FormEvent) => {
@@ -158,7 +158,7 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
           </fieldset>
         )}
         {error && <p role="alert">{error}</p>}
-        <button type="submit" disabled={done?.status === 'pending'}>
+        <button type="submit" disabled={exportId !== null && !finished(done?.status)}>
           Start export
         </button>
         <button type="button" onClick={() => ref.current?.close()}>
@@ -185,6 +185,9 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
     </dialog>
   );
 }
+
+const FINAL = new Set(['complete', 'completeWithError', 'failed']);
+const finished = (status: string | undefined) => status !== undefined && FINAL.has(status);
 
 function links(creatives: Creative[]): { url: string; label: string }[] {
   const out: { url: string; label: string }[] = [];
