@@ -27,6 +27,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
 import { sessionRoutes } from './http/routes/sessions.js';
+import { shareCommentsRoutes } from './http/routes/share-comments.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
 import { studioRoutes } from './http/routes/studio.js';
 import { templatesRoutes } from './http/routes/templates.js';
@@ -53,6 +54,7 @@ import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createSessionService, type SessionService } from './services/session.service.js';
+import { createShareCommentService } from './services/share-comment.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
 import { createUserService } from './services/user.service.js';
@@ -285,20 +287,24 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
       }),
     });
-  if (serveApi)
-    shareLinksRoutes(app, {
-      shareLinks: createShareLinkService({
-        db: db.kysely,
-        designs,
-        publicUrl: config.publicUrl,
-        // The generic IAB package: everything local, so the page plays it as any browser would.
-        renderPackage: (document, sizeIndex) =>
-          deps.renderPool.render(
-            { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
-            { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
-          ),
-      }),
-    });
+  const shareComments = createShareCommentService({
+    db: db.kysely,
+    linkOf: (token) => shareLinks.linkOf(token),
+  });
+  const shareLinks = createShareLinkService({
+    db: db.kysely,
+    designs,
+    threads: (hash) => shareComments.threads(hash),
+    publicUrl: config.publicUrl,
+    // The generic IAB package: everything local, so the page plays it as any browser would.
+    renderPackage: (document, sizeIndex) =>
+      deps.renderPool.render(
+        { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
+        { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
+      ),
+  });
+  if (serveApi) shareLinksRoutes(app, { shareLinks });
+  if (serveApi) shareCommentsRoutes(app, { comments: shareComments });
   const assetProcessor = createAssetProcessor({
     db: db.kysely,
     blobs: deps.blobs,

@@ -215,4 +215,47 @@ describe('the studio in Chromium', () => {
     const afterRows = await t.runtime.db.kysely.selectFrom('folders').select('id').execute();
     assert.equal(afterRows.length, before.length);
   });
+
+  test('a comment written on the share page appears in GET /v1/shareLink/{hash} and in the app', async () => {
+    const { page } = await invited('Editor');
+    const name = DEMO_DESIGNS[0].name;
+    await page.getByRole('button', { name: `Copy share link of ${name}` }).click();
+    const url = await page.getByLabel(`Share link of ${name}`).inputValue();
+    const reviewer = await newPage();
+    await reviewer.goto(url);
+    await reviewer.getByLabel('Your name').fill('Rita <b>Reviewer</b>');
+    await reviewer.getByLabel('Comment', { exact: true }).and(reviewer.getByRole('textbox')).fill('Make the <img src=x onerror=alert(1)> logo bigger');
+    await reviewer.getByRole('button', { name: 'Post comment' }).click();
+    const thread = reviewer.getByRole('listitem', { name: 'Comment by Rita <b>Reviewer</b>' });
+    await thread.waitFor();
+    assert.equal(await reviewer.locator('#threads img').count(), 0); // shown as text, never as HTML
+    await thread.getByLabel('Reply to Rita <b>Reviewer</b>').fill('On it');
+    await thread.getByRole('button', { name: 'Reply' }).click();
+    await thread.getByText('On it').waitFor();
+    await thread.getByRole('button', { name: 'Resolve' }).click();
+    await thread.getByRole('button', { name: 'Reopen' }).waitFor();
+    await reviewer.getByRole('button', { name: 'Approve' }).click();
+    await reviewer.getByText('Rita <b>Reviewer</b> approved').waitFor();
+
+    const res = await t.app.inject({ method: 'GET', url: `/v1/shareLink/${hashes[0]}`, headers: t.owner.headers });
+    const [only] = res.json().response.comments.threads;
+    assert.equal(only.author, 'Rita <b>Reviewer</b>');
+    assert.equal(only.text, 'Make the <img src=x onerror=alert(1)> logo bigger');
+    assert.equal(only.resolved, true);
+    assert.equal(only.position.sizeHash.length, 7);
+    assert.deepEqual(
+      only.replies.map((r: { text: string }) => r.text),
+      ['On it'],
+    );
+    const events = await t.runtime.db.kysely.selectFrom('events_outbox').select('action').execute();
+    const actions = events.map((e) => e.action);
+    assert.equal(actions.filter((a) => a === 'shareLink/comment').length, 2);
+    assert.equal(actions.filter((a) => a === 'shareLink/review').length, 1);
+
+    await page.getByRole('button', { name: `Copy share link of ${name}` }).click();
+    await page
+      .getByRole('list', { name: `Review comments on ${name}` })
+      .getByText('logo bigger')
+      .waitFor();
+  });
 });

@@ -68,7 +68,7 @@ describe('team webhooks', () => {
     const res = await call('GET', '/v1/webhookActions', undefined, viewer);
     assert.equal(res.statusCode, 200);
     const list = res.json().response;
-    assert.equal(list.length, 12);
+    assert.equal(list.length, 14);
     assert.deepEqual(list[0], ACTIONS.exportComplete);
     assert.deepEqual(list[8], ACTIONS.userCreate);
     for (const action of list) assert.deepEqual(Object.keys(action).sort(), ['description', 'id', 'name']);

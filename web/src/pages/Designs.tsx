@@ -14,6 +14,42 @@ interface Folder {
   id: number;
   name: string;
 }
+interface ThreadNode {
+  id: string;
+  author: string;
+  text: string;
+  resolved: boolean;
+  replies: { id: string; author: string; text: string }[];
+}
+interface ShareLink {
+  shareLinkUrl: string;
+  comments: { threads: ThreadNode[] };
+}
+
+/** Review comments from the share page, beside the design (text is rendered as text by React: never as HTML). */
+function Comments({ name, threads }: { name: string; threads: ThreadNode[] }) {
+  if (threads.length === 0) return <p>No review comments yet.</p>;
+  return (
+    <ul aria-label={`Review comments on ${name}`} className="comments">
+      {threads.map((t) => (
+        <li key={t.id}>
+          <strong>{t.author}</strong>
+          {t.resolved ? ' (resolved)' : ''}: {t.text}
+          {t.replies.length > 0 && (
+            <ul>
+              {t.replies.map((r) => (
+                <li key={r.id}>
+                  <strong>{r.author}</strong>: {r.text}
+                </li>
+              ))}
+            </ul>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export interface DesignNode {
   id: string;
   name: string;
@@ -66,11 +102,11 @@ export function Designs({ user }: { user: SessionUser }) {
     onError: (e) => setError(e.message),
   });
   const [exporting, setExporting] = useState<DesignNode | null>(null);
-  const [shareLinks, setShareLinks] = useState<Record<string, string>>({});
+  const [shareLinks, setShareLinks] = useState<Record<string, ShareLink>>({});
   const copyShareLink = async (design: DesignNode) => {
     try {
-      const body = await api<{ response: { shareLinkUrl: string } }>('GET', `/v1/shareLink/${design.id}`);
-      setShareLinks((s) => ({ ...s, [design.id]: body.response.shareLinkUrl }));
+      const body = await api<{ response: ShareLink }>('GET', `/v1/shareLink/${design.id}`);
+      setShareLinks((s) => ({ ...s, [design.id]: body.response }));
       await navigator.clipboard?.writeText(body.response.shareLinkUrl).catch(() => undefined);
     } catch (e) {
       setError((e as Error).message);
@@ -151,10 +187,13 @@ export function Designs({ user }: { user: SessionUser }) {
                 Copy share link of {d.name}
               </button>
               {shareLinks[d.id] && (
-                <label>
-                  Share link of {d.name}
-                  <input readOnly value={shareLinks[d.id]} />
-                </label>
+                <>
+                  <label>
+                    Share link of {d.name}
+                    <input readOnly value={shareLinks[d.id].shareLinkUrl} />
+                  </label>
+                  <Comments name={d.name} threads={shareLinks[d.id].comments.threads} />
+                </>
               )}
               {writer && (
                 <label>
