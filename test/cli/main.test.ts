@@ -159,10 +159,11 @@ describe('placard serve', () => {
     assert.equal((await fetch(`${url}/readyz`)).status, 200);
     assert.ok(!stdout().includes('Demo team created'));
     assert.equal(fs.readFileSync(path.join(e.dataDir, 'demo-credentials.json'), 'utf8'), before);
+    const { clientId, clientSecret } = JSON.parse(before);
     const token = await fetch(`${url}/v1/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: before,
+      body: JSON.stringify({ clientId, clientSecret }),
     });
     assert.equal(token.status, 200, 'the credential of the first start still works');
     child.kill('SIGTERM');
