@@ -49,6 +49,8 @@ export const WEBHOOK_ACTIONS = [
     'brandkit/fontRemoved',
     'A font face was deleted from a brand kit; data.font is the face as it was. Designs using it fall back.',
   ),
+  action(15, 'shareLink/comment', 'A reviewer commented on a share page (a new thread or a reply); data.comment.'),
+  action(16, 'shareLink/review', 'A reviewer approved a design or asked for changes on its share page; data.review.'),
 ] as const satisfies readonly WebhookActionDef[];
 
 export type ActionName = (typeof WEBHOOK_ACTIONS)[number]['name'];

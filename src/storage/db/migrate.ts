@@ -11,6 +11,7 @@ import { progress } from './migrations/0007_progress.js';
 import { html5 } from './migrations/0008_html5.js';
 import { fairJobs } from './migrations/0010_fair_jobs.js';
 import { brandFonts } from './migrations/0012_brand_fonts.js';
+import { studio } from './migrations/0013_studio.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -26,6 +27,7 @@ function provider(db: Db): MigrationProvider {
         '0008_html5': html5(),
         '0010_fair_jobs': fairJobs(),
         '0012_brand_fonts': brandFonts(db.dialect),
+        '0013_studio': studio(),
       };
     },
   };
