@@ -5,6 +5,7 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
+import { jsonBodyParser } from './http/json-body.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
@@ -119,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON or nothing (SPEC §1): without a text/plain parser Fastify answers 415 for anything else.
   app.removeContentTypeParser('text/plain');
+  jsonBodyParser(app);
 
   let closing = false;
   app.addHook('preClose', async () => {
