@@ -7,10 +7,11 @@ import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
 import { jsonBodyParser } from './http/json-body.js';
 import { authPlugin } from './http/plugins/auth.js';
-import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
+import { clientErrors, errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
 import { createMetrics, metricsPlugin, queueDepthGauge } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
+import { strictRoutesPlugin } from './http/plugins/strict-routes.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
 import { adNetworksRoutes } from './http/routes/ad-networks.js';
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     return503OnClosing: false,
     trustProxy: false,
     frameworkErrors,
+    clientErrorHandler: clientErrors,
   }).withTypeProvider() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
@@ -152,7 +154,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
 
   requestIdPlugin(app);
-  errorHandlerPlugin(app);
+  const strictRoutes = strictRoutesPlugin(app);
+  errorHandlerPlugin(app, { allowedMethods: strictRoutes.allowedMethods });
   metricsPlugin(app, { metrics });
   authPlugin(app, { auth, rateLimiter: deps.rateLimiter, rateLimitEnabled: config.rateLimit.enabled });
   idempotencyPlugin(app, { store: deps.idempotency });

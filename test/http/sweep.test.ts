@@ -132,11 +132,14 @@ describe('sweep: malformed input to every operation', () => {
         'unknownParameter=1',
       ];
       for (const qs of cases) {
-        await expectEnvelope(`query ${qs.slice(0, 20)}`, {
+        const res = await expectEnvelope(`query ${qs.slice(0, 20)}`, {
           method: op.method,
           url: `${concrete(op, '1')}?${qs}`,
           payload: op.method === 'get' || op.method === 'delete' ? undefined : '{}',
         });
+        if (qs === 'unknownParameter=1' && op.path.startsWith('/v1/')) {
+          assert.equal(res.statusCode, 400, `${op.method} ${op.path} ignored an unknown query parameter`);
+        }
       }
     }
   });
