@@ -113,7 +113,11 @@ describe('edges of HTTP', () => {
   });
 
   test('unknown query parameters are refused, naming the known ones', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/v1/folders?folderId=2&projectId=1', headers: t.owner.headers });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/v1/folders?folderId=2&projectId=1',
+      headers: t.owner.headers,
+    });
     assert.equal(res.statusCode, 400);
     const body = res.json();
     assert.equal(body.code, 'VALIDATION_FAILED');

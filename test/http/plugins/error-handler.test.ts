@@ -108,7 +108,12 @@ describe('error envelope', () => {
   // Issue 15 changed this from 404: the path exists, the method does not (decisions.md).
   test('a known path with another method is 405 METHOD_NOT_ALLOWED with Allow', async () => {
     const res = await t.app.inject({ method: 'PATCH', url: '/v1/users', headers: t.owner.headers, payload: {} });
-    assertEnvelope(res, 405, 'METHOD_NOT_ALLOWED', 'PATCH is not served at /v1/users; it serves DELETE, GET, HEAD, POST');
+    assertEnvelope(
+      res,
+      405,
+      'METHOD_NOT_ALLOWED',
+      'PATCH is not served at /v1/users; it serves DELETE, GET, HEAD, POST',
+    );
     assert.equal(res.headers.allow, 'DELETE, GET, HEAD, POST');
   });
 
