@@ -11,9 +11,9 @@ import { clientErrors, errorHandlerPlugin, frameworkErrors } from './http/plugin
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
 import { createMetrics, metricsPlugin, queueDepthGauge } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
-import { strictRoutesPlugin } from './http/plugins/strict-routes.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
+import { strictRoutesPlugin } from './http/plugins/strict-routes.js';
 import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
