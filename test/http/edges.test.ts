@@ -127,6 +127,15 @@ describe('edges of HTTP', () => {
     assert.match(none.json().error, /x \(query\): is not a known field/);
   });
 
+  test('endCursor is always a string: "" on an empty page, and an empty cursor starts from the beginning', async () => {
+    const team = await t.newTeam('Empty');
+    const empty = await t.app.inject({ method: 'GET', url: '/v1/projects', headers: team.headers });
+    assert.deepEqual(empty.json().response.pageInfo, { hasNextPage: false, endCursor: '' });
+    const again = await t.app.inject({ method: 'GET', url: '/v1/projects?cursor=', headers: team.headers });
+    assert.equal(again.statusCode, 200);
+    assert.deepEqual(again.json().response.pageInfo, { hasNextPage: false, endCursor: '' });
+  });
+
   test('a known path with another method answers 405 with Allow', async () => {
     const res = await t.app.inject({ method: 'PATCH', url: '/v1/projects', headers: t.owner.headers });
     assert.equal(res.statusCode, 405);
