@@ -510,6 +510,8 @@ describe('exports over HTTP', () => {
         backup && backup[0] === 0xff && backup[1] === 0xd8,
         'the IAB profile delivers the backup beside the zip',
       );
+      const inside = files.get('backup.jpg');
+      assert.ok(inside && inside[0] === 0xff && inside[1] === 0xd8, 'includeFallbackImage puts the JPG in the zip');
     }
     for (const creative of done.creatives[0].creatives) assert.ok(creative.fallbackUrl);
   });
