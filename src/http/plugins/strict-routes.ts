@@ -34,7 +34,8 @@ export function strictRoutesPlugin(app: App): {
     for (const method of methods) entry.methods.add(method.toUpperCase());
     known.set(route.url, entry);
     if (!route.url.startsWith('/v1/')) return;
-    const schema = (route.schema ??= {});
+    route.schema ??= {};
+    const schema = route.schema;
     if (!schema.querystring) {
       schema.querystring = { type: 'object', properties: {}, additionalProperties: false };
     } else {
