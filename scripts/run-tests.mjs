@@ -33,7 +33,8 @@ const concurrency = Math.max(2, os.availableParallelism());
 const shape = env.REDIS_URL ? ' scaled out (Redis, BullMQ, files on s3rver)' : '';
 console.log(`running ${files.length} test files on ${env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}${shape}`);
 
-const running = new Set();
+/** pid → the file and its output so far: printed if the runner is interrupted, so a hang shows where it stopped. */
+const running = new Map();
 
 /** One file in its own process group (so a timeout ends its children too); its output is printed when it ends. */
 function runFile(file) {
@@ -43,8 +44,8 @@ function runFile(file) {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    running.add(child.pid);
     const chunks = [];
+    running.set(child.pid, { file, chunks });
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
     let timedOut = false;
@@ -72,7 +73,8 @@ function runFile(file) {
 // Stop every running file if the runner itself is interrupted, so nothing outlives it.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => {
-    for (const pid of running) {
+    for (const [pid, { file, chunks }] of running) {
+      process.stdout.write(`\n# ${file} (interrupted)\n${Buffer.concat(chunks).toString()}`);
       try {
         process.kill(-pid, 'SIGKILL');
       } catch {}
