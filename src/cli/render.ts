@@ -11,16 +11,16 @@ import { applyChanges } from '../domain/changes.js';
 import { type DesignDocument, readDocument } from '../domain/design.schema.js';
 import { animatedDurationProblem, type PlannedFile, planFiles } from '../domain/export-plan.js';
 import { AppError } from '../errors.js';
+import { renderGif, renderMp4 } from '../formats/animated.js';
+import type { GifPreset } from '../formats/gif/gif.js';
+import { packageHtml5 } from '../formats/html5/package.js';
+import { resolveHtml5Settings } from '../formats/html5/settings.js';
+import { PDF_PRESETS, type PdfPreset, renderPdf } from '../formats/pdf/pdf.js';
+import { outputDimensions, type RasterFormat, renderImage } from '../formats/pipeline.js';
 import { ElementsChanges, GeneralChanges } from '../http/schemas/templates.js';
 import { describeValidation, pointerToPath } from '../http/validation.js';
-import { type AssetFetcher, createAssetFetcher } from '../render/assets.js';
-import { catalogueFonts } from '../render/fonts.js';
-import { renderGif, renderMp4 } from '../render/formats/animated.js';
-import type { GifPreset } from '../render/formats/gif.js';
-import { packageHtml5 } from '../render/formats/html5/package.js';
-import { resolveHtml5Settings } from '../render/formats/html5/settings.js';
-import { PDF_PRESETS, type PdfPreset, renderPdf } from '../render/formats/pdf.js';
-import { outputDimensions, type RasterFormat, renderImage } from '../render/pipeline.js';
+import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
+import { catalogueFonts } from '../render/text/fonts.js';
 
 export const RENDER_USAGE = `usage: placard render <document.json> --format png|jpg|webp|pdf|gif|mp4|html --out <path>
                       [--changes <file>] [--size <size hash or WxH>]... [--scale N] [--quality N] [--fps N]

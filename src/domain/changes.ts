@@ -18,7 +18,7 @@ import { MAX_SVG_COLORS } from '../elements/svg/schema.js';
 import { FONT_VARIANT, MAX_TEXT_LENGTH } from '../elements/text-style.js';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { pointerToPath } from '../http/validation.js';
-import { rewriteShareLink } from '../render/share-links.js';
+import { rewriteShareLink } from '../render/media/share-links.js';
 import type { DesignDocument } from './design.schema.js';
 
 /** One entry of `elementsChanges`, as the request carries it (values are always strings). */

@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import type { DesignDocument } from '../domain/design.schema.js';
-import type { AssetFetcher } from '../render/assets.js';
-import { renderImage } from '../render/pipeline.js';
-import type { RenderPool } from '../render/pool.js';
+import { renderImage } from '../formats/pipeline.js';
+import type { RenderPool } from '../formats/pool.js';
+import type { AssetFetcher } from '../render/media/assets.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 
 export const THUMBNAIL_LONGEST_SIDE = 400;

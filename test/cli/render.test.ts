@@ -14,7 +14,7 @@ import { applyChanges } from '../../src/domain/changes.js';
 import { readDocument } from '../../src/domain/design.schema.js';
 import { exportFileName, safeFileStem } from '../../src/domain/export-plan.js';
 import { AppError } from '../../src/errors.js';
-import { catalogueFonts } from '../../src/render/fonts.js';
+import { catalogueFonts } from '../../src/render/text/fonts.js';
 
 const MAIN = path.resolve('src/main.ts');
 const SET = path.resolve('test/render/fixtures/cli-set.json');

@@ -10,8 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../../src/app.js';
 import type { App } from '../../../src/http/types.js';
 import { createLocalJobQueue } from '../../../src/jobs/local-queue.js';
-import { createAssetFetcher, MB } from '../../../src/render/assets.js';
-import { ffprobePath } from '../../../src/render/media-probe.js';
+import { createAssetFetcher, MB } from '../../../src/render/media/assets.js';
+import { ffprobePath } from '../../../src/render/media/media-probe.js';
 import { forbiddenAddressReason, type HostLookup } from '../../../src/render/url-guard.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
 import {
