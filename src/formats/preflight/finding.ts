@@ -99,17 +99,10 @@ export function summarise(findings: readonly Pick<Finding, 'severity'>[]): Prefl
   return summary;
 }
 
-/** Error first, then by size, slide and element, so reports read the same every time. */
+/** Errors first, then warnings, then advice; the order they were found in (document order) within each. */
 export function sortFindings(findings: Finding[]): Finding[] {
   const rank = (s: Severity) => SEVERITIES.indexOf(s);
-  return findings.sort(
-    (a, b) =>
-      rank(a.severity) - rank(b.severity) ||
-      a.sizeHash.localeCompare(b.sizeHash) ||
-      a.slideNumber - b.slideNumber ||
-      (a.elementName ?? '').localeCompare(b.elementName ?? '') ||
-      a.code.localeCompare(b.code),
-  );
+  return [...findings].sort((a, b) => rank(a.severity) - rank(b.severity));
 }
 
 /** `U+0E01`: how code points appear in messages and details. */
