@@ -30,7 +30,11 @@ export function chosenSizes(doc: DesignDocument, allowed: readonly string[] | un
   const details: ErrorDetail[] = [];
   allowed.forEach((hash, i) => {
     if (!doc.sizes.some((size) => size.hash === hash)) {
-      details.push({ path: `/${field.replaceAll('.', '/')}/${i}`, in: 'body', message: `${hash} is not a size of the design` });
+      details.push({
+        path: `/${field.replaceAll('.', '/')}/${i}`,
+        in: 'body',
+        message: `${hash} is not a size of the design`,
+      });
     }
   });
   if (details.length > 0) {

@@ -35,7 +35,9 @@ export type PreflightBody = Static<typeof PreflightBody>;
 export const PreflightResponse = Ok(
   Type.Object(
     {
-      findings: Type.Array(Finding, { description: 'Errors first, then warnings, then advice; in document order within each' }),
+      findings: Type.Array(Finding, {
+        description: 'Errors first, then warnings, then advice; in document order within each',
+      }),
       summary: PreflightSummary,
     },
     { additionalProperties: false },
