@@ -107,7 +107,7 @@ describe('placard preflight', () => {
   });
 
   test('the command line exits 1 on errors and 0 without', () => {
-    const env = { ...process.env, PLACARD_ALLOW_PRIVATE_URLS: 'true' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PLACARD_ALLOW_PRIVATE_URLS: 'true' };
     delete env.NODE_TEST_CONTEXT;
     const tsx = path.resolve('node_modules/.bin/tsx');
     const entry = path.resolve('src/main.ts');
