@@ -8,6 +8,7 @@ import type { FontLookup } from '../../elements/element-kind.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import type { AssetFetcher } from '../../render/media/assets.js';
 import { html5WeightFindings } from '../html5/preflight.js';
+import type { Html5Settings } from '../html5/settings.js';
 import { type PreflightReport, preflightDocument } from './preflight.js';
 
 export interface VariantRequest {
@@ -15,7 +16,7 @@ export interface VariantRequest {
   generalChanges?: GeneralChangesInput;
   /** An export type (any case, aliases); decides the scale that applies and the format's checks. */
   type?: string;
-  exportSettings?: { scale?: number; networkId?: number; allowedSizeHashesOnly?: string[]; [other: string]: unknown };
+  exportSettings?: Html5Settings & { scale?: number; allowedSizeHashesOnly?: string[] };
   /** As exportSettings.allowedSizeHashesOnly (either may be given; both: they must agree). */
   allowedSizeHashesOnly?: string[];
 }
@@ -72,12 +73,7 @@ export async function preflightVariant(
     sizeHashes: source.sizes.map((size) => size.hash ?? ''),
     formatChecks: html
       ? (doc, sizeIndex, about) =>
-          html5WeightFindings(doc, sizeIndex, about, {
-            fetcher: deps.fetcher,
-            networkId: request.exportSettings?.networkId ?? 1,
-            quality: (request.exportSettings?.quality as number | undefined) ?? 80,
-            retina: request.exportSettings?.retina === true,
-          })
+          html5WeightFindings(doc, sizeIndex, about, request.exportSettings ?? {}, deps.fetcher)
       : undefined,
   });
 }

@@ -3,6 +3,7 @@
 // The tests assert both sides; scripts/preflight-pictures.ts renders the trigger side for docs/preflight.md.
 import { once } from 'node:events';
 import net from 'node:net';
+import { PNG } from 'pngjs';
 import { type DesignDocument, readDocument } from '../../../src/domain/design.schema.js';
 import type { FindingCode } from '../../../src/formats/preflight/finding.js';
 import { createAssetFetcher } from '../../../src/render/media/assets.js';
@@ -19,11 +20,28 @@ export interface FixturePair {
 
 const PALE: [number, number, number] = [241, 245, 249];
 
+/** A photo-like PNG that does not compress: deterministic noise (a 32-bit xorshift), opaque. */
+function noise(width: number, height: number): Buffer {
+  const png = new PNG({ width, height });
+  let state = 0x9e3779b9;
+  for (let i = 0; i < png.data.length; i += 4) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    png.data[i] = state & 0xff;
+    png.data[i + 1] = (state >>> 8) & 0xff;
+    png.data[i + 2] = (state >>> 16) & 0xff;
+    png.data[i + 3] = 255;
+  }
+  return PNG.sync.write(png);
+}
+
 /** The media the fixtures use. */
 export const FIXTURE_MEDIA: Record<string, [string, Buffer]> = {
   '/small.png': ['image/png', png(100, 80, [37, 99, 235])],
   '/large.png': ['image/png', png(600, 500, [37, 99, 235])],
   '/pale.png': ['image/png', png(300, 250, PALE)],
+  '/noise.png': ['image/png', noise(400, 300)],
   '/notes.txt': ['text/plain', Buffer.from('these are notes, not a picture\n'.repeat(40))],
 };
 
@@ -128,6 +146,14 @@ export const FIXTURES: Record<Exclude<FindingCode, 'HTML5_WEIGHT'>, FixturePair>
       text({ text: 'Spring sale', y: 100, color: '#0F172A' }),
     ]),
   },
+};
+
+/** HTML5_WEIGHT needs the request's type and settings: checked through preflightVariant with type html. */
+export const HTML5_WEIGHT_FIXTURE: FixturePair = {
+  element: null,
+  change: 'a 400x300 photo of noise replaced by a flat 600x500 picture',
+  trigger: design([photo('{{media}}/noise.png', { height: 250 })]),
+  pass: design([photo('{{media}}/large.png', { height: 250 })]),
 };
 
 export interface FixtureMedia {

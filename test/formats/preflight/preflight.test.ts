@@ -8,8 +8,10 @@ import { renderImage } from '../../../src/formats/pipeline.js';
 import { contrastRatio, relativeLuminance } from '../../../src/formats/preflight/colour.js';
 import type { Finding, FindingCode } from '../../../src/formats/preflight/finding.js';
 import { preflightDocument, sourceFindingCode } from '../../../src/formats/preflight/preflight.js';
+import { preflightVariant } from '../../../src/formats/preflight/variant.js';
+import { catalogueFonts } from '../../../src/render/text/fonts.js';
 import { decodePng, type Pixels } from '../../render/pixels.js';
-import { FIXTURES, type FixtureMedia, startFixtureMedia } from './fixtures.js';
+import { FIXTURES, type FixtureMedia, HTML5_WEIGHT_FIXTURE, startFixtureMedia } from './fixtures.js';
 
 let media: FixtureMedia;
 before(async () => {
@@ -37,6 +39,33 @@ describe('every finding has a fixture that triggers it and a near-identical one 
       assert.deepEqual(passed, [], `${code} should not fire once ${pair.change}`);
     });
   }
+});
+
+describe('HTML5_WEIGHT (type html)', () => {
+  const run = (raw: unknown, networkId: number, type = 'html') =>
+    preflightVariant(
+      media.document(raw),
+      // Retina images at quality 90: the noise photo's package is about 250 KB, the flat one's a few KB.
+      { type, exportSettings: { networkId, retina: true, quality: 90 } },
+      { fonts: catalogueFonts, fetcher: media.fetcher },
+    );
+
+  test("over Google Ads' 150 KB zip limit is an error; over the IAB initial load, a warning; the flat picture passes", async () => {
+    const google = only((await run(HTML5_WEIGHT_FIXTURE.trigger, 2)).findings, 'HTML5_WEIGHT');
+    assert.equal(google.length, 1);
+    assert.equal(google[0]!.severity, 'error');
+    assert.equal(google[0]!.elementName, null);
+    const d = google[0]!.details as Record<string, number | string>;
+    assert.equal(d.limit, 150 * 1024);
+    assert.equal(d.rule, 'maxZipBytes');
+    assert.ok((d.zipBytes as number) > 150 * 1024, `zip ${d.zipBytes}`);
+    const iab = only((await run(HTML5_WEIGHT_FIXTURE.trigger, 1)).findings, 'HTML5_WEIGHT');
+    assert.equal(iab[0]!.severity, 'warning');
+    assert.equal((iab[0]!.details as Record<string, string>).rule, 'maxInitialLoadBytes');
+    assert.deepEqual(only((await run(HTML5_WEIGHT_FIXTURE.pass, 2)).findings, 'HTML5_WEIGHT'), []);
+    // Other types do not package HTML: no weight.
+    assert.deepEqual(only((await run(HTML5_WEIGHT_FIXTURE.trigger, 2, 'png')).findings, 'HTML5_WEIGHT'), []);
+  });
 });
 
 describe('details carry the measured numbers', () => {
