@@ -7,6 +7,7 @@ import { benchClient } from './client.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
+import { benchPreflight } from './preflight.bench.js';
 import { benchRender } from './render.bench.js';
 import { benchScale } from './scale.bench.js';
 
@@ -16,6 +17,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   exports: benchExports,
   html5: benchHtml5,
   motion: benchMotion,
+  preflight: benchPreflight,
   render: benchRender,
   scale: benchScale,
 };

@@ -4,7 +4,7 @@
 // images from the asset stage and the fit the kinds draw with, geometry from the timeline's final state, and contrast
 // from pixels the pipeline really draws (drawFrame with an `inspect` hook). Stills show the final state, so that is
 // what is checked. Nothing here writes a file or touches a database.
-import type { SKRSContext2D } from '@napi-rs/canvas';
+import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { DesignDocument, DesignSize, Slide } from '../../domain/design.schema.js';
 import { motionAt } from '../../domain/timeline.js';
 import type { BaseElement } from '../../elements/common.js';
@@ -359,12 +359,38 @@ function variantOf(element: BaseElement, change: { attribute: 'TEXTCOLOR' | 'LAB
   return kindOfElement(element).applyChange(element, change);
 }
 
+interface ContrastResult {
+  ratio: number;
+  text: string;
+  background: string;
+  pixels: number;
+}
+
+// The contrast of a text element depends only on the size's background, the elements below it that overlap its box,
+// and itself: a variant that changes one headline measures that headline again and nothing else. Per thread, least
+// recently used first out.
+const CONTRAST_CACHE_SIZE = 1024;
+const contrasts = new Map<string, ContrastResult | null>();
+
+/** The final-state box of an element in frame coordinates, turned and scaled (axis-aligned, blur added). */
+function frameBox(element: BaseElement, size: DesignSize) {
+  const motion = motionAt(element, Number.POSITIVE_INFINITY, size);
+  const rad = (((element.rotation ?? 0) + motion.rotate) * Math.PI) / 180;
+  const w = element.width * motion.scale;
+  const h = element.height * motion.scale;
+  const halfW = (Math.abs(w * Math.cos(rad)) + Math.abs(h * Math.sin(rad))) / 2 + motion.blur * 2;
+  const halfH = (Math.abs(w * Math.sin(rad)) + Math.abs(h * Math.cos(rad))) / 2 + motion.blur * 2;
+  const cx = element.x + motion.translateX + element.width / 2;
+  const cy = element.y + motion.translateY + element.height / 2;
+  return { x0: cx - halfW, y0: cy - halfH, x1: cx + halfW, y1: cy + halfH };
+}
+
 /**
- * Contrast from drawn pixels. The frame is drawn as a still is, at scale 1; at each element that draws text, the
- * pixels of its text box are read with the element drawn four ways: without its text (the background under the
- * glyphs, a button's own fill included), with its text in black and in white (their difference is each pixel's glyph
- * coverage, whatever the text's own colour), and as it is (the text colour as drawn, opacity included). The canvas is
- * put back between them, so the frame goes on exactly as a render draws it.
+ * Contrast from drawn pixels. For each element that draws text, the size's background and the elements below it that
+ * overlap it are drawn as a still draws them (drawFrame, scale 1); at the element, the pixels of its text box are read
+ * with the element drawn four ways: without its text (the background under the glyphs, a button's own fill included),
+ * with its text in black and in white (their difference is each pixel's glyph coverage, whatever the text's own
+ * colour), and as it is (the text colour as drawn, opacity included).
  */
 function checkContrast(
   size: DesignSize,
@@ -373,62 +399,134 @@ function checkContrast(
   measured: Map<BaseElement, ElementMeasure>,
   add: Add,
 ): void {
-  const texts = new Map<BaseElement, MeasuredText>();
-  for (const [element, measure] of measured) {
-    const text = measure.texts[0];
-    if (text && text.layout.lines.length > 0 && text.input.text.trim()) texts.set(element, text);
-  }
-  if (texts.size === 0) return;
-  const width = Math.max(1, Math.round(size.width));
-  const height = Math.max(1, Math.round(size.height));
-  const canvas = canvasPool.acquire(width, height);
+  const drawnElements = (slide.elements as BaseElement[]).filter((e) => e.visible !== false);
+  const boxes = new Map(drawnElements.map((e) => [e, frameBox(e, size)]));
+  let canvas: ReturnType<typeof canvasPool.acquire> | undefined;
   try {
-    drawFrame(canvas.getContext('2d'), size, slide, assets, {
-      inspect(element, ctx, draw) {
-        const text = texts.get(element);
-        const rect = text && deviceRect(ctx, text.box, canvas);
-        if (!text || !rect) {
-          draw(element);
-          return;
-        }
-        const read = () => ctx.getImageData(rect.x, rect.y, rect.width, rect.height).data;
-        const before = ctx.getImageData(rect.x, rect.y, rect.width, rect.height);
-        const drawn = (variant: BaseElement) => {
-          draw(variant);
-          const pixels = read();
-          ctx.putImageData(before, rect.x, rect.y);
-          return pixels;
-        };
-        const background = drawn(variantOf(element, { attribute: 'LABEL', value: '' }));
-        const black = drawn(variantOf(element, { attribute: 'TEXTCOLOR', value: '#000000' }));
-        const white = drawn(variantOf(element, { attribute: 'TEXTCOLOR', value: '#FFFFFF' }));
-        draw(element);
-        const actual = read();
-        const measuredContrast = contrastOf(background, black, white, actual);
-        if (!measuredContrast) return;
-        const bold = Number.parseInt(text.font.fontVariant, 10) >= 700;
-        const large = text.layout.fontSize >= 24 || (bold && text.layout.fontSize >= 18.66);
-        const required = large ? CONTRAST_AA_LARGE : CONTRAST_AA;
-        if (measuredContrast.ratio >= required) return;
-        add(
-          'LOW_CONTRAST',
+    drawnElements.forEach((element, index) => {
+      const measure = measured.get(element);
+      const text = measure?.texts[0];
+      if (!text || text.layout.lines.length === 0 || !text.input.text.trim()) return;
+      const own = boxes.get(element)!;
+      const below = drawnElements.slice(0, index).filter((e) => {
+        const b = boxes.get(e)!;
+        return b.x0 < own.x1 && b.x1 > own.x0 && b.y0 < own.y1 && b.y1 > own.y0;
+      });
+      const key = JSON.stringify([size.width, size.height, size.backgroundColor, below, element]);
+      let result = contrasts.get(key);
+      if (result === undefined) {
+        canvas ??= canvasPool.acquire(Math.max(1, Math.round(size.width)), Math.max(1, Math.round(size.height)));
+        result = measureContrast(
+          canvas,
+          size,
+          { ...slide, elements: [...below, element] as Slide['elements'] },
+          assets,
           element,
-          `the text (${measuredContrast.text}) on what is drawn behind it (${measuredContrast.background} on average) has a contrast of ${round(measuredContrast.ratio)}:1; WCAG AA asks for ${required}:1 for ${large ? 'large' : 'normal'} text`,
-          {
-            ratio: round(measuredContrast.ratio),
-            required,
-            large,
-            fontSize: round(text.layout.fontSize),
-            textColor: measuredContrast.text,
-            backgroundColor: measuredContrast.background,
-            glyphPixels: measuredContrast.pixels,
-          },
+          text,
         );
-      },
+        contrasts.set(key, result);
+        if (contrasts.size > CONTRAST_CACHE_SIZE) contrasts.delete(contrasts.keys().next().value!);
+      } else {
+        contrasts.delete(key);
+        contrasts.set(key, result);
+      }
+      if (!result) return;
+      const bold = Number.parseInt(text.font.fontVariant, 10) >= 700;
+      const large = text.layout.fontSize >= 24 || (bold && text.layout.fontSize >= 18.66);
+      const required = large ? CONTRAST_AA_LARGE : CONTRAST_AA;
+      if (result.ratio >= required) return;
+      add(
+        'LOW_CONTRAST',
+        element,
+        `the text (${result.text}) on what is drawn behind it (${result.background} on average) has a contrast of ${round(result.ratio)}:1; WCAG AA asks for ${required}:1 for ${large ? 'large' : 'normal'} text`,
+        {
+          ratio: round(result.ratio),
+          required,
+          large,
+          fontSize: round(text.layout.fontSize),
+          textColor: result.text,
+          backgroundColor: result.background,
+          glyphPixels: result.pixels,
+        },
+      );
     });
   } finally {
-    canvasPool.release(canvas);
+    if (canvas) canvasPool.release(canvas);
   }
+}
+
+/** Draws `slide` (the element last) and measures the element's text against what is under it. */
+function measureContrast(
+  canvas: { width: number; height: number; getContext(kind: '2d'): SKRSContext2D },
+  size: DesignSize,
+  slide: Slide,
+  assets: ResolvedAssets,
+  target: BaseElement,
+  text: MeasuredText,
+): ContrastResult | null {
+  let result: ContrastResult | null = null;
+  drawFrame(canvas.getContext('2d'), size, slide, assets, {
+    inspect(element, ctx, draw) {
+      const rect = element === target ? deviceRect(ctx, text.box, canvas) : null;
+      if (!rect) {
+        draw(element);
+        return;
+      }
+      const read = () => ctx.getImageData(rect.x, rect.y, rect.width, rect.height).data;
+      const before = ctx.getImageData(rect.x, rect.y, rect.width, rect.height);
+      const drawn = (variant: BaseElement) => {
+        draw(variant);
+        const pixels = read();
+        ctx.putImageData(before, rect.x, rect.y);
+        return pixels;
+      };
+      const background = drawn(variantOf(element, { attribute: 'LABEL', value: '' }));
+      const flat = uniformColour(background);
+      if (flat) {
+        // Text on one flat colour (most banners): every glyph pixel has that background, so the text colour as drawn
+        // is the element's colour at the context's opacity over it; no need to find the glyphs.
+        result = flatContrast(flat, text.color, ctx.globalAlpha);
+        draw(element);
+        return;
+      }
+      const black = drawn(variantOf(element, { attribute: 'TEXTCOLOR', value: '#000000' }));
+      const white = drawn(variantOf(element, { attribute: 'TEXTCOLOR', value: '#FFFFFF' }));
+      draw(element);
+      result = contrastOf(background, black, white, read());
+    },
+  });
+  return result;
+}
+
+/** The one colour of a region, when every pixel has it (within 2 levels per channel); null otherwise. */
+function uniformColour(pixels: Uint8ClampedArray): Rgb | null {
+  const [r, g, b] = [pixels[0]!, pixels[1]!, pixels[2]!];
+  for (let o = 4; o < pixels.length; o += 4) {
+    if (Math.abs(pixels[o]! - r) > 2 || Math.abs(pixels[o + 1]! - g) > 2 || Math.abs(pixels[o + 2]! - b) > 2)
+      return null;
+  }
+  return [r, g, b];
+}
+
+let swatch: SKRSContext2D | undefined;
+
+/** `color` at `alpha` over `background`, composited by Skia as the text would be, against that background. */
+function flatContrast(background: Rgb, color: string, alpha: number): ContrastResult {
+  swatch ??= createCanvas(1, 1).getContext('2d');
+  swatch.globalAlpha = 1;
+  swatch.fillStyle = toHex(background);
+  swatch.fillRect(0, 0, 1, 1);
+  swatch.globalAlpha = alpha;
+  swatch.fillStyle = color;
+  swatch.fillRect(0, 0, 1, 1);
+  const [r, g, b] = swatch.getImageData(0, 0, 1, 1).data;
+  const text: Rgb = [r!, g!, b!];
+  return {
+    ratio: contrastRatio(relativeLuminance(text), relativeLuminance(background)),
+    text: toHex(text),
+    background: toHex(background),
+    pixels: 0,
+  };
 }
 
 /** The contrast of the drawn text with the background under it, or null when the text covers no pixel. */
@@ -437,7 +535,7 @@ function contrastOf(
   black: Uint8ClampedArray,
   white: Uint8ClampedArray,
   actual: Uint8ClampedArray,
-): { ratio: number; text: string; background: string; pixels: number } | null {
+): ContrastResult | null {
   let maxCoverage = 0;
   const coverage = new Float32Array(background.length / 4);
   for (let i = 0; i < coverage.length; i++) {

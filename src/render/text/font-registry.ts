@@ -208,11 +208,31 @@ export function fontStack(family: string, variant: string, text?: string): FontS
  * points that draw as the missing-glyph box. Whitespace and default-ignorable characters (joiners, variation
  * selectors) are not drawn and never count as missing.
  */
-export function glyphCoverage(
-  family: string,
-  variant: string,
-  text: string,
-): { fontFamily: string; drawnBy: Map<string, number[]>; missing: number[] } {
+export function glyphCoverage(family: string, variant: string, text: string): GlyphCoverage {
+  const key = `${family}\u0000${variant}\u0000${text}`;
+  let coverage = coverages.get(key);
+  if (coverage) {
+    coverages.delete(key);
+  } else {
+    coverage = computeCoverage(family, variant, text);
+    if (coverages.size >= COVERAGE_CACHE_SIZE) coverages.delete(coverages.keys().next().value!);
+  }
+  coverages.set(key, coverage);
+  return coverage;
+}
+
+export interface GlyphCoverage {
+  fontFamily: string;
+  drawnBy: Map<string, number[]>;
+  missing: number[];
+}
+
+// Preflight asks for the same texts variant after variant (only the changed ones are new): per thread, least recently
+// used first out.
+const COVERAGE_CACHE_SIZE = 1024;
+const coverages = new Map<string, GlyphCoverage>();
+
+function computeCoverage(family: string, variant: string, text: string): GlyphCoverage {
   const plan = planStack(family, variant, text);
   const drawn = (codePoint: number) => !INVISIBLE.test(String.fromCodePoint(codePoint));
   const drawnBy = new Map<string, number[]>();
