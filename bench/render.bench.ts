@@ -249,7 +249,7 @@ export async function benchRender() {
         for (const format of ['png', 'jpg', 'webp'] as const) {
           const row: Record<string, string | number> = { size: label, format };
           for (const { threads, pool } of pools) {
-            const job = { document: doc, sizeIndex: 0, slideIndex: 0, format, quality: 90 };
+            const job = { document: doc, sizeIndex: 0, slideIndex: 0, format, settings: { scale: 1, quality: 90 } };
             // Warm every thread (fonts, images, canvases) before timing.
             await Promise.all(Array.from({ length: threads * 2 }, () => pool.render(job)));
             const count = runs * 2;

@@ -5,11 +5,12 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
+import { html } from './formats/html5/index.js';
 import type { RenderPool } from './formats/pool.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
-import { createMetrics, metricsPlugin, queueDepthGauge } from './http/plugins/metrics.js';
+import { createMetrics, type Metrics, metricsPlugin, queueDepthGauge } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
@@ -33,13 +34,13 @@ import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { createExportProcessor } from './jobs/export.processor.js';
-import type { JobQueue } from './jobs/job-queue.js';
+import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
-import { type AssetProcessor, createAssetProcessor } from './services/asset-processor.js';
+import { createAssetProcessor } from './services/asset-processor.js';
 import { createAuthService } from './services/auth.service.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
@@ -76,7 +77,7 @@ export interface AppDeps {
   blobs: BlobStore;
   /** Render threads: exports and thumbnails render there, off the event loop. */
   renderPool: RenderPool;
-  /** Background jobs: exports, webhook deliveries, thumbnails. Started when the app is ready, stopped on close. */
+  /** Background jobs: exports, deliveries, thumbnails, asset fetches. Started where jobs run, stopped on close. */
   jobs: JobQueue;
   /** Redis of the scaled-out shape: GET /readyz checks it. */
   redis?: { ping(): Promise<unknown> } | null;
@@ -88,23 +89,30 @@ export interface AppDeps {
   assetFetcher?: Pick<AssetFetcher, 'fetch'>;
 }
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Background fetching of brand kit assets: started when the app is ready, stopped when it closes. */
-    assetProcessor: AssetProcessor;
-  }
-}
-
 const VERSION = (
   JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+/**
+ * Builds the process of PLACARD_ROLE: `api` serves HTTP and only enqueues; `worker` runs the jobs and serves nothing
+ * but health and metrics (no API plugin, no route, no service of the API is built); `all` (the embedded default) does
+ * both. Each part is one wiring function below.
+ */
 export async function buildApp(deps: AppDeps): Promise<App> {
-  const { config, db, keys } = deps;
-  // PLACARD_ROLE: an `api` process serves HTTP and only enqueues; a `worker` runs the jobs and serves nothing but
-  // health and metrics; `all` (the embedded default) does both.
-  const serveApi = config.role !== 'worker';
-  const runJobs = config.role !== 'api';
+  const { config } = deps;
+  const { app, metrics, isClosing } = createServer(deps);
+  const storage = wireStorage(deps.db);
+  const shared = wireShared(deps, storage);
+  const background = wireBackground(deps, storage, shared, metrics, app.log);
+  healthRoutes(app, { metrics, isClosing, checks: readinessChecks(deps) });
+  if (config.role !== 'api') runBackground(app, deps, shared, background);
+  if (config.role !== 'worker') await serveApi(app, deps, storage, shared, background, metrics);
+  return app;
+}
+
+/** Fastify with what every role answers with: request ids, the error envelope, metrics, the 503 while stopping. */
+function createServer(deps: AppDeps): { app: App; metrics: Metrics; isClosing: () => boolean } {
+  const { config } = deps;
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     genReqId,
@@ -137,48 +145,143 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       });
     }
   });
-
   const metrics = createMetrics();
-  const users = createUserRepository(db.kysely);
-  const credentials = createCredentialRepository(db.kysely);
-  const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
-  const brandKits = createBrandKitRepository(db.kysely);
-  const projects = createProjectRepository(db.kysely);
-  const folders = createFolderRepository(db.kysely, db.dialect);
-  const access = createAccess({ projects, brandKits, folders });
-  const thumbnails = createThumbnails(deps.blobs, { pool: deps.renderPool });
-  const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
-
   requestIdPlugin(app);
   errorHandlerPlugin(app);
   metricsPlugin(app, { metrics });
+  return { app, metrics, isClosing: () => closing };
+}
+
+function readinessChecks(deps: AppDeps) {
+  return [
+    { name: 'database', check: () => deps.db.ping() },
+    {
+      name: 'queue',
+      check: async () => {
+        await deps.jobs.depth();
+      },
+    },
+    { name: 'storage', check: () => deps.blobs.ping() },
+    ...(deps.redis ? [{ name: 'redis', check: async () => void (await deps.redis?.ping()) }] : []),
+  ];
+}
+
+/** The repositories over the database, built once and shared by services and background work. */
+function wireStorage(db: Db) {
+  return {
+    users: createUserRepository(db.kysely),
+    credentials: createCredentialRepository(db.kysely),
+    brandKits: createBrandKitRepository(db.kysely),
+    projects: createProjectRepository(db.kysely),
+    folders: createFolderRepository(db.kysely, db.dialect),
+    designs: createDesignRepository(db.kysely, db.dialect),
+    media: createMediaRepository(db.kysely),
+  };
+}
+type Storage = ReturnType<typeof wireStorage>;
+
+/** What both the API and the background work use: visibility rules and thumbnails. */
+function wireShared(deps: AppDeps, storage: Storage) {
+  const access = createAccess(storage);
+  const thumbnails = createThumbnails(deps.blobs, { pool: deps.renderPool });
+  const links = { blobs: deps.blobs, ttlSeconds: deps.config.urlTtlSeconds };
+  return { access, thumbnails, links };
+}
+type Shared = ReturnType<typeof wireShared>;
+
+/**
+ * The background work, all on the JobQueue: webhook deliveries, export rendering, design thumbnails, brand kit asset
+ * fetching. Built in every role, because an API process enqueues deliveries and assets; registered and started only
+ * where jobs run (runBackground).
+ */
+function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics: Metrics, log: App['log']) {
+  const { config, db } = deps;
+  const webhookDeliveries = createWebhookDeliveries({
+    db: db.kysely,
+    queue: deps.jobs,
+    allowPrivateUrls: config.allowPrivateUrls,
+    retryDelaysMs: deps.webhookRetryDelaysMs,
+    onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
+    log,
+  });
+  const exportProcessor = createExportProcessor({
+    db: db.kysely,
+    queue: deps.jobs,
+    pool: deps.renderPool,
+    blobs: deps.blobs,
+    links: shared.links,
+    deliveries: webhookDeliveries,
+    thumbnails: shared.thumbnails,
+    setMissingThumbnail: (hash, key) => storage.designs.setMissingThumbnailByHash(hash, key),
+    stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
+    videoBudgetMs: config.renderTimeouts.videoSeconds * 1000,
+    onRendered: (format, seconds) => metrics.renderSeconds.observe({ format }, seconds),
+    onFinished: (type, status) => metrics.exportsFinished.inc({ type, status }),
+    log,
+  });
+  const assetProcessor = createAssetProcessor({
+    db: db.kysely,
+    queue: deps.jobs,
+    blobs: deps.blobs,
+    fetcher: deps.assetFetcher ?? createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, cacheBytes: 0 }),
+    urlTtlSeconds: config.urlTtlSeconds,
+    log,
+  });
+  queueDepthGauge(metrics, (kind) => deps.jobs.depth([kind]), JOB_KINDS);
+  return { webhookDeliveries, exportProcessor, assetProcessor };
+}
+type Background = ReturnType<typeof wireBackground>;
+
+/** Where jobs run: handlers registered, then the queue, the recovery sweeps and the outbox dispatcher started. */
+function runBackground(
+  app: App,
+  deps: AppDeps,
+  shared: Shared,
+  { webhookDeliveries, exportProcessor, assetProcessor }: Background,
+) {
+  webhookDeliveries.register();
+  exportProcessor.register();
+  assetProcessor.register();
+  registerThumbnailJobs({
+    db: deps.db.kysely,
+    dialect: deps.db.dialect,
+    queue: deps.jobs,
+    thumbnails: shared.thumbnails,
+  });
+  // The recovery sweeps and the outbox dispatcher only enqueue, by idempotent job ids.
+  app.addHook('onReady', async () => {
+    await deps.jobs.start();
+    await exportProcessor.start();
+    await assetProcessor.start();
+    webhookDeliveries.start();
+  });
+  // Stops taking work, lets running renders finish (the queue hands back what does not finish in time).
+  app.addHook('onClose', async () => {
+    exportProcessor.stop();
+    await webhookDeliveries.stop();
+    await deps.jobs.stop(deps.config.stopGraceSeconds * 1000);
+  });
+}
+
+/** The API: its plugins (auth, idempotency, OpenAPI), its services and every /v1 route. */
+async function serveApi(
+  app: App,
+  deps: AppDeps,
+  storage: Storage,
+  shared: Shared,
+  background: Background,
+  metrics: Metrics,
+) {
+  const { config, db, keys } = deps;
+  const { users, credentials, brandKits, projects, folders } = storage;
+  const { access, thumbnails, links } = shared;
+  const { webhookDeliveries, assetProcessor } = background;
+  const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
   authPlugin(app, { auth, rateLimiter: deps.rateLimiter, rateLimitEnabled: config.rateLimit.enabled });
   idempotencyPlugin(app, { store: deps.idempotency });
   await openapiPlugin(app, { publicUrl: config.publicUrl, version: VERSION });
 
-  healthRoutes(app, {
-    metrics,
-    isClosing: () => closing,
-    checks: [
-      { name: 'database', check: () => db.ping() },
-      {
-        name: 'queue',
-        check: async () => {
-          await deps.jobs.depth();
-        },
-      },
-      { name: 'storage', check: () => deps.blobs.ping() },
-      ...(deps.redis ? [{ name: 'redis', check: async () => void (await deps.redis?.ping()) }] : []),
-    ],
-  });
-  if (serveApi) authRoutes(app, { auth });
-  if (serveApi)
-    usersRoutes(app, {
-      users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
-    });
-  if (serveApi) apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
-  if (serveApi) avatarRoutes(app, { users, keys });
-  if (serveApi) filesRoutes(app, { blobs: deps.blobs, keys });
+  const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
   const projectService = createProjectService({
     db: db.kysely,
     projects,
@@ -189,140 +292,74 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     publicUrl: config.publicUrl,
     thumbnails,
   });
-  if (serveApi) projectsRoutes(app, { projects: projectService });
-  if (serveApi) projectUsersRoutes(app, { projects: projectService });
-  if (serveApi)
-    brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access, blobs: deps.blobs }) });
-  if (serveApi)
-    foldersRoutes(app, {
-      folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
+  authRoutes(app, { auth });
+  usersRoutes(app, {
+    users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
+  });
+  apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
+  avatarRoutes(app, { users, keys });
+  filesRoutes(app, { blobs: deps.blobs, keys });
+  projectsRoutes(app, { projects: projectService });
+  projectUsersRoutes(app, { projects: projectService });
+  brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access, blobs: deps.blobs }) });
+  foldersRoutes(app, {
+    folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
+    designs,
+  });
+  templatesRoutes(app, { designs });
+  designVersionsRoutes(app, {
+    versions: createDesignVersionService({
+      db: db.kysely,
+      dialect: db.dialect,
       designs,
-    });
-  if (serveApi) templatesRoutes(app, { designs });
-  if (serveApi)
-    designVersionsRoutes(app, {
-      versions: createDesignVersionService({
-        db: db.kysely,
-        dialect: db.dialect,
-        designs,
-        keys,
-        publicUrl: config.publicUrl,
-      }),
-    });
-  const links = { blobs: deps.blobs, ttlSeconds: config.urlTtlSeconds };
-  const webhookDeliveries = createWebhookDeliveries({
-    db: db.kysely,
-    queue: deps.jobs,
-    allowPrivateUrls: config.allowPrivateUrls,
-    retryDelaysMs: deps.webhookRetryDelaysMs,
-    onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
-    log: app.log,
+      keys,
+      publicUrl: config.publicUrl,
+    }),
   });
-  const exportProcessor = createExportProcessor({
-    db: db.kysely,
-    queue: deps.jobs,
-    pool: deps.renderPool,
-    blobs: deps.blobs,
-    links,
-    deliveries: webhookDeliveries,
-    thumbnails,
-    setMissingThumbnail: (hash, key) =>
-      createDesignRepository(db.kysely, db.dialect).setMissingThumbnailByHash(hash, key),
-    stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
-    videoBudgetMs: config.renderTimeouts.videoSeconds * 1000,
-    onRendered: (format, seconds) => metrics.renderSeconds.observe({ format }, seconds),
-    onFinished: (type, status) => metrics.exportsFinished.inc({ type, status }),
-    log: app.log,
+  exportsRoutes(app, {
+    exports: createExportService({
+      db: db.kysely,
+      designs,
+      access,
+      queue: deps.jobs,
+      links,
+      deliveries: webhookDeliveries,
+      allowPrivateUrls: config.allowPrivateUrls,
+      queueLimit: config.queueLimit,
+      onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
+    }),
   });
-  if (runJobs) {
-    webhookDeliveries.register();
-    exportProcessor.register();
-    registerThumbnailJobs({ db: db.kysely, dialect: db.dialect, queue: deps.jobs, thumbnails });
-  }
-  queueDepthGauge(metrics, (kind) => deps.jobs.depth([kind]), [
-    'export.creative',
-    'export.finish',
-    'webhook.deliver',
-    'design.thumbnail',
-  ]);
-  // The recovery sweeps and the outbox dispatcher run where the jobs run: they only enqueue, by idempotent job ids.
-  app.addHook('onReady', async () => {
-    if (!runJobs) return;
-    await deps.jobs.start();
-    await exportProcessor.start();
-    webhookDeliveries.start();
+  shareLinksRoutes(app, {
+    shareLinks: createShareLinkService({
+      db: db.kysely,
+      designs,
+      publicUrl: config.publicUrl,
+      // The generic IAB package: everything local, so the page plays it as any browser would.
+      renderPackage: (document, sizeIndex) =>
+        deps.renderPool.render(
+          { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
+          { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
+        ),
+    }),
   });
-  // Stops taking work, lets running renders finish (the queue hands back what does not finish in time).
-  app.addHook('onClose', async () => {
-    if (!runJobs) return;
-    exportProcessor.stop();
-    await webhookDeliveries.stop();
-    await deps.jobs.stop(config.stopGraceSeconds * 1000);
+  brandKitAssetsRoutes(app, {
+    assets: createAssetService({
+      db: db.kysely,
+      media: storage.media,
+      access,
+      blobs: deps.blobs,
+      urlTtlSeconds: config.urlTtlSeconds,
+      queue: assetProcessor,
+    }),
   });
-  if (serveApi)
-    exportsRoutes(app, {
-      exports: createExportService({
-        db: db.kysely,
-        designs,
-        access,
-        queue: deps.jobs,
-        links,
-        deliveries: webhookDeliveries,
-        allowPrivateUrls: config.allowPrivateUrls,
-        queueLimit: config.queueLimit,
-        onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
-      }),
-    });
-  if (serveApi)
-    shareLinksRoutes(app, {
-      shareLinks: createShareLinkService({
-        db: db.kysely,
-        designs,
-        publicUrl: config.publicUrl,
-        // The generic IAB package: everything local, so the page plays it as any browser would.
-        renderPackage: (document, sizeIndex) =>
-          deps.renderPool.render(
-            { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
-            { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
-          ),
-      }),
-    });
-  const assetProcessor = createAssetProcessor({
-    db: db.kysely,
-    blobs: deps.blobs,
-    fetcher: deps.assetFetcher ?? createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, cacheBytes: 0 }),
-    urlTtlSeconds: config.urlTtlSeconds,
-    log: app.log,
+  adNetworksRoutes(app, {
+    adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
   });
-  app.decorate('assetProcessor', assetProcessor);
-  // Brand kit assets are fetched by the API process that accepted them (their jobs are not on the JobQueue yet).
-  if (serveApi) {
-    app.addHook('onReady', async () => assetProcessor.start());
-    app.addHook('onClose', async () => assetProcessor.stop());
-  }
-  if (serveApi)
-    brandKitAssetsRoutes(app, {
-      assets: createAssetService({
-        db: db.kysely,
-        media: createMediaRepository(db.kysely),
-        access,
-        blobs: deps.blobs,
-        urlTtlSeconds: config.urlTtlSeconds,
-        queue: assetProcessor,
-      }),
-    });
-  if (serveApi)
-    adNetworksRoutes(app, {
-      adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
-    });
-  if (serveApi)
-    webhooksRoutes(app, {
-      webhooks: createWebhookService({
-        webhooks: createWebhookRepository(db.kysely),
-        allowPrivateUrls: config.allowPrivateUrls,
-      }),
-      deliveries: createDeliveryService({ deliveries: createDeliveryRepository(db.kysely), webhookDeliveries }),
-    });
-
-  return app;
+  webhooksRoutes(app, {
+    webhooks: createWebhookService({
+      webhooks: createWebhookRepository(db.kysely),
+      allowPrivateUrls: config.allowPrivateUrls,
+    }),
+    deliveries: createDeliveryService({ deliveries: createDeliveryRepository(db.kysely), webhookDeliveries }),
+  });
 }

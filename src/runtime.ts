@@ -34,7 +34,7 @@ export interface Runtime {
   redis: RedisClient | null;
   /** Render threads: every render runs here, never on the event loop of the API. */
   renderPool: RenderPool;
-  /** Background jobs (exports, webhook deliveries, thumbnails): a table of the database, or BullMQ on Redis. */
+  /** Background jobs (exports, deliveries, thumbnails, assets): a table of the database, or BullMQ on Redis. */
   jobs: JobQueue;
   close(): Promise<void>;
 }

@@ -3,7 +3,7 @@
 // service is refused with a clear error rather than half-understood. To change the format: bump
 // CURRENT_DOCUMENT_VERSION and add the step from the previous version to MIGRATIONS.
 import { AppError } from '../errors.js';
-import { pointerToPath } from '../http/validation.js';
+import { pointerToPath } from './json-pointer.js';
 
 export const CURRENT_DOCUMENT_VERSION = 1;
 

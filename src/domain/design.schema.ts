@@ -8,8 +8,8 @@ import { type Static, Type } from 'typebox';
 import { Colour } from '../elements/common.js';
 import { type Layer, LayerSchema } from '../elements/registry.js';
 import { AppError, type ErrorDetail } from '../errors.js';
-import { describeValidation, pointerToPath } from '../http/validation.js';
 import { CURRENT_DOCUMENT_VERSION, migrateDocument } from './design.migrate.js';
+import { describeValidation, pointerToPath } from './json-pointer.js';
 import { sizeKind } from './standard-sizes.js';
 
 /** SPEC §9. */

@@ -7,9 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { AppError } from '../errors.js';
-import type { Delivery } from '../http/schemas/webhooks.js';
 import { type EnqueueOptions, type Job, type JobQueue, retryDelayAfter } from '../jobs/job-queue.js';
-import { createUrlGuard, forbiddenAddressReason, type UrlGuard } from '../render/url-guard.js';
+import { createUrlGuard, forbiddenAddressReason, type UrlGuard } from '../net/url-guard.js';
 import {
   createDeliveryRepository,
   type DeliveryAttemptRow,
@@ -21,6 +20,7 @@ import {
 import { createWebhookRepository } from '../storage/db/repositories/webhooks.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import { type ActionName, WEBHOOK_ACTIONS } from './catalogue.js';
+import type { Delivery } from './delivery.schema.js';
 
 export type DeliveryNode = Static<typeof Delivery>;
 export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';

@@ -7,6 +7,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
+import type { Actor } from '../domain/actor.js';
 import type { Permission } from '../domain/permissions.js';
 import type { AppError } from '../errors.js';
 
@@ -18,14 +19,7 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/** Who is calling: resolved from the bearer token on every authenticated request. */
-export interface Actor {
-  userId: number;
-  teamId: number;
-  roleId: number;
-  name: string;
-  credentialId: number;
-}
+export type { Actor } from '../domain/actor.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

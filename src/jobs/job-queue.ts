@@ -1,4 +1,4 @@
-// The JobQueue seam (ARCHITECTURE "Seams"): background work that must survive a crash. The embedded shape keeps jobs
+// The JobQueue seam (docs/architecture.md): background work that must survive a crash. The embedded shape keeps jobs
 // in a table of the database (local-queue.ts); the scaled-out shape keeps them in Redis (BullMQ). Both promise the
 // same: a job enqueued is run at least once, so handlers make their completion idempotent (they check the state of
 // what they settle before settling it); a job whose process died is claimed again once its lease runs out; a job that
@@ -16,9 +16,23 @@ export interface JobPayloads {
   'webhook.deliver': { deliveryId: string };
   /** Draw the thumbnail of a design made without one (export with changes), if it still has that revision. */
   'design.thumbnail': { designId: number; revision: number };
+  /** Fetch the source of one uploaded brand kit asset, store it, settle its row (services/asset-processor.ts). */
+  'asset.fetch': { mediaId: number };
 }
 
 export type JobKind = keyof JobPayloads;
+
+/**
+ * Every job kind, for what lists them at run time (the queue-depth gauge). `satisfies` makes the compiler refuse this
+ * object when a kind of JobPayloads is missing from it or one is not a kind, so it cannot drift from the map above.
+ */
+export const JOB_KINDS = Object.keys({
+  'export.creative': true,
+  'export.finish': true,
+  'webhook.deliver': true,
+  'design.thumbnail': true,
+  'asset.fetch': true,
+} satisfies Record<JobKind, true>) as readonly JobKind[];
 
 export interface EnqueueOptions {
   /**

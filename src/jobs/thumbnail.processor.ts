@@ -3,7 +3,6 @@
 // meanwhile keeps what its change made; the picture drawn here is then thrown away.
 import type { Kysely } from 'kysely';
 import type { DesignDocument } from '../domain/design.schema.js';
-import type { Thumbnails } from '../services/thumbnail.js';
 import type { Dialect } from '../storage/db/database.js';
 import { createDesignRepository } from '../storage/db/repositories/designs.repository.js';
 import type { Database } from '../storage/db/schema.js';
@@ -13,7 +12,11 @@ export function registerThumbnailJobs(options: {
   db: Kysely<Database>;
   dialect: Dialect;
   queue: Pick<JobQueue, 'process'>;
-  thumbnails: Pick<Thumbnails, 'make' | 'discard'>;
+  /** What the job needs of services/thumbnail.ts, stated here so that jobs/ does not import services/. */
+  thumbnails: {
+    make(designHash: string, document: DesignDocument): Promise<string>;
+    discard(keys: readonly (string | null)[]): Promise<void>;
+  };
 }): void {
   const designs = createDesignRepository(options.db, options.dialect);
   options.queue.process(

@@ -7,9 +7,10 @@
 // 'content:write'): the route-level check runs before any lookup, so a Viewer would get 403 for another team's project
 // id where every other caller gets 404. Checking visibility first and the permission second gives one answer per
 // object for every role. Routes with nothing to look up (creating a brand kit) keep their permission on the route.
+
+import type { Actor } from '../domain/actor.js';
 import { can, PERMISSIONS, type Permission, roleById, seesEveryProject } from '../domain/permissions.js';
 import { AppError } from '../errors.js';
-import type { Actor } from '../http/types.js';
 import type { BrandKitRepository, BrandKitRow } from '../storage/db/repositories/brand-kits.repository.js';
 import type { FolderRepository, FolderRow } from '../storage/db/repositories/folders.repository.js';
 import type { ProjectRepository, ProjectRow, ProjectScope } from '../storage/db/repositories/projects.repository.js';

@@ -3,9 +3,9 @@
 // transaction commits. Assets of a brand kit are team-wide like the kit: Editors and stronger upload, every role lists.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { pageRequest } from '../domain/page.js';
 import { AppError } from '../errors.js';
-import type { Actor } from '../http/types.js';
 import type { MediaFormat, MediaKind } from '../render/media/assets.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { BrandKitRow } from '../storage/db/repositories/brand-kits.repository.js';
@@ -91,8 +91,9 @@ function deletedMeanwhile(error: unknown, brandkitId: number): unknown {
 }
 
 /** Whoever fetches the recorded sources; told after every upload commits. */
+/** Where accepted uploads go: one background job per asset (services/asset-processor.ts). */
 export interface AssetQueue {
-  kick(): void;
+  enqueue(mediaIds: readonly number[]): Promise<void>;
 }
 
 export interface AssetServiceDeps {
@@ -167,8 +168,9 @@ export function createAssetService({ db, media, access, blobs, urlTtlSeconds, qu
         .catch((error) => {
           throw deletedMeanwhile(error, kit.id);
         });
-      // After the commit: the processor must find the rows it is told about.
-      queue.kick();
+      // After the commit: the job must find its row. Should this fail, the rows stay PROCESSING and the recovery sweep
+      // of the next start enqueues them.
+      await queue.enqueue(rows.map((row) => row.id));
       return { assets: await Promise.all(rows.map(present)) };
     },
 

@@ -1,8 +1,8 @@
 // Access tokens (SPEC §2): client id + secret → HS256 JWT; bearer tokens → the acting user, checked against the
 // database on every request so that a deleted credential or user is refused at once and role changes apply at once.
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Actor } from '../domain/actor.js';
 import { AppError } from '../errors.js';
-import type { Actor } from '../http/types.js';
 import type { CredentialRepository } from '../storage/db/repositories/credentials.repository.js';
 import { DECOY_HASH, verifySecret } from './secret-hash.js';
 

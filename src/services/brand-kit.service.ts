@@ -1,8 +1,8 @@
 // Brand kits (SPEC §11): team-wide, managed by Editors and stronger; a kit that a project uses cannot be deleted.
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { type PageQuery, pageRequest } from '../domain/page.js';
 import { AppError } from '../errors.js';
-import type { Actor } from '../http/types.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
   type BrandKitRepository,

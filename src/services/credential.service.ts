@@ -1,9 +1,9 @@
 // API credentials (SPEC §2 extension): created for a user of the team, secret shown once, deletion revokes tokens.
 import { randomUUID } from 'node:crypto';
+import type { Actor } from '../domain/actor.js';
 import { type PageQuery, pageRequest } from '../domain/page.js';
 import { OWNER } from '../domain/permissions.js';
 import { AppError } from '../errors.js';
-import type { Actor } from '../http/types.js';
 import type { CredentialRepository, CredentialRow } from '../storage/db/repositories/credentials.repository.js';
 import type { UserRepository } from '../storage/db/repositories/users.repository.js';
 import { hashSecret, newClientSecret } from './secret-hash.js';

@@ -1,9 +1,10 @@
 // The record of webhook deliveries (SPEC §8 extension): the team's deliveries with their attempts, newest first, and
 // redelivery of one. Another team's delivery does not exist for the caller.
+
+import type { Actor } from '../domain/actor.js';
 import { encodeCursor, type PageQuery, pageRequest } from '../domain/page.js';
 import { AppError } from '../errors.js';
 import { presentDelivery, type WebhookDeliveries } from '../events/deliveries.js';
-import type { Actor } from '../http/types.js';
 import type {
   DeliveryFilters,
   DeliveryRepository,

@@ -2,10 +2,10 @@
 // or one of its size hashes; a version's sizeHash is the size hash given, else the first size's. Restoring first saves
 // the current content as an automatic version (design.service's replaceContent), so a restore can be undone.
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { readDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Actor } from '../http/types.js';
 import type { Dialect } from '../storage/db/database.js';
 import {
   createDesignVersionRepository,

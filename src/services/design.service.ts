@@ -7,6 +7,7 @@
 // - what the caller cannot see is a 404 for every role; a visible design the role may not change is a 403.
 import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { type DesignDocument, normaliseDocument, readDocument } from '../domain/design.schema.js';
 import { type PageQuery, pageRequest } from '../domain/page.js';
 import type { Permission } from '../domain/permissions.js';
@@ -14,7 +15,6 @@ import type { ChangeAttribute } from '../elements/element-kind.js';
 import { kindOfElement, type LayerType } from '../elements/registry.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Actor } from '../http/types.js';
 import { fontFamily as catalogueFamily } from '../render/text/fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Db, Dialect } from '../storage/db/database.js';

@@ -2,8 +2,8 @@
 // (never into its own subtree, never into another project) and delete (its subfolders move up; nothing is deleted
 // with a folder).
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { AppError } from '../errors.js';
-import type { Actor } from '../http/types.js';
 import type { Dialect } from '../storage/db/database.js';
 import { createDesignRepository } from '../storage/db/repositories/designs.repository.js';
 import {

@@ -2,11 +2,11 @@
 // projects they belong to (the others are invisible to them, so 404); deleting a project takes its folders with it.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { type PageQuery, pageRequest } from '../domain/page.js';
 import { roleById } from '../domain/permissions.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Actor } from '../http/types.js';
 import type { BrandKitRepository, BrandKitRow } from '../storage/db/repositories/brand-kits.repository.js';
 import { deleteDesignsOfProject } from '../storage/db/repositories/designs.repository.js';
 import {

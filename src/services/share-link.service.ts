@@ -5,12 +5,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { Actor } from '../domain/actor.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import { unzipPackage } from '../formats/html5/unzip.js';
-import type { Actor } from '../http/types.js';
 import { catalogueFonts } from '../render/text/fonts.js';
 import { createShareLinkRepository, type ShareLinkRow } from '../storage/db/repositories/share-links.repository.js';
 import type { Database } from '../storage/db/schema.js';

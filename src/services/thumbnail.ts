@@ -42,15 +42,20 @@ export interface ThumbnailOptions {
 /** The PNG of a design's thumbnail. */
 export async function drawThumbnail(document: DesignDocument, options: ThumbnailOptions = {}): Promise<Buffer> {
   const size = document.sizes[0];
-  const job = {
-    format: 'png' as const,
-    scale: thumbnailScale(size.width, size.height),
-    skipRejectedSources: true,
-  };
+  const scale = thumbnailScale(size.width, size.height);
   if (options.pool) {
-    return Buffer.from(await options.pool.render({ document, sizeIndex: 0, slideIndex: 0, ...job }));
+    return Buffer.from(
+      await options.pool.render({
+        document,
+        sizeIndex: 0,
+        slideIndex: 0,
+        format: 'png',
+        settings: { scale },
+        skipRejectedSources: true,
+      }),
+    );
   }
-  return renderImage(document, 0, 0, { ...job, fetcher: options.fetcher });
+  return renderImage(document, 0, 0, { format: 'png', scale, skipRejectedSources: true, fetcher: options.fetcher });
 }
 
 export interface Thumbnails {

@@ -1,10 +1,10 @@
 // Team users and their roles (SPEC §2, §11): Owner rules, unique emails, avatars.
 import type { Kysely } from 'kysely';
+import type { Actor } from '../domain/actor.js';
 import { type PageQuery, pageRequest } from '../domain/page.js';
 import { OWNER, ROLES, roleById, roleByName } from '../domain/permissions.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Actor } from '../http/types.js';
 import type { Dialect } from '../storage/db/database.js';
 import {
   createUserRepository,

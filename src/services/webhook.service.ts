@@ -1,10 +1,11 @@
 // Team webhooks (seed "Team webhooks", SPEC §8 and §11): a name, a target URL and the catalogue actions it
 // subscribes to, plus the team's Standard Webhooks signing secret. A URL that can never receive a delivery (another
 // scheme, a literal private address) is refused here; events/deliveries.ts checks resolved addresses at each attempt.
+
+import type { Actor } from '../domain/actor.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { actionById, WEBHOOK_ACTIONS, type WebhookActionDef } from '../events/catalogue.js';
 import { newSigningSecret, webhookUrlProblem } from '../events/deliveries.js';
-import type { Actor } from '../http/types.js';
 import type {
   SigningSecretRow,
   WebhookActionRow,

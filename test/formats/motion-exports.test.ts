@@ -13,6 +13,7 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { GifReader } from 'omggif';
 import { type DesignDocument, readDocument } from '../../src/domain/design.schema.js';
 import { setRenderFetcher } from '../../src/formats/pipeline.js';
+import { formatOf } from '../../src/formats/registry.js';
 import render, { type RenderJob } from '../../src/formats/worker.js';
 import { createAssetFetcher } from '../../src/render/media/assets.js';
 import { ffprobePath } from '../../src/render/media/media-probe.js';
@@ -132,15 +133,22 @@ function animated(width = 160, height = 90, extra: unknown[] = []): DesignDocume
   });
 }
 
-async function renderTo(job: Partial<RenderJob> & Pick<RenderJob, 'document' | 'format'>): Promise<Buffer> {
-  const outcome = await render({ sizeIndex: 0, slideIndex: 0, ...job });
+async function renderTo(job: {
+  document: DesignDocument;
+  format: RenderJob['format'];
+  slideIndex?: number;
+  out?: string;
+  settings?: Record<string, unknown>;
+}): Promise<Buffer> {
+  const settings = formatOf(job.format).defaults((job.settings ?? {}) as never);
+  const outcome = await render({ sizeIndex: 0, slideIndex: 0, ...job, settings } as RenderJob);
   if (!outcome.ok) throw new Error(`${outcome.code}: ${outcome.message}`);
   return Buffer.from(outcome.bytes);
 }
 
 async function mp4Of(document: DesignDocument, fps?: number): Promise<string> {
   const out = path.join(dir, `${Math.random().toString(36).slice(2)}.mp4`);
-  await renderTo({ document, format: 'mp4', fps, out });
+  await renderTo({ document, format: 'mp4', settings: { targetFPS: fps }, out });
   return out;
 }
 
@@ -316,7 +324,7 @@ describe('GIF exports', () => {
 
   test('static is one frame: the final state, equal to the PNG within a small mean difference', async () => {
     const document = animated();
-    const { reader, last } = frames(await renderTo({ document, format: 'gif', gifPreset: 'static' }));
+    const { reader, last } = frames(await renderTo({ document, format: 'gif', settings: { gifPreset: 'static' } }));
     assert.equal(reader.numFrames(), 1);
     const png = await rgbOf(await renderTo({ document, format: 'png', slideIndex: 1 }));
     assert.ok(meanDifference(rgb(last), png) < 3, `differs by ${meanDifference(rgb(last), png)}`);
@@ -324,7 +332,7 @@ describe('GIF exports', () => {
 
   test('highQuality animates at 20 fps and loops as the document says; optimized is smaller', async () => {
     const document = animated();
-    const high = await renderTo({ document, format: 'gif', gifPreset: 'highQuality' });
+    const high = await renderTo({ document, format: 'gif', settings: { gifPreset: 'highQuality' } });
     const { reader, last } = frames(high);
     assert.ok(reader.numFrames() > 10, `${reader.numFrames()} frames`);
     // loop: 2 plays = 1 repeat in the NETSCAPE2.0 block.
@@ -334,7 +342,7 @@ describe('GIF exports', () => {
     assert.ok(Math.abs(total - 250) <= 2, `the frames last ${total} cs`);
     const png = await rgbOf(await renderTo({ document, format: 'png', slideIndex: 1 }));
     assert.ok(meanDifference(rgb(last), png) < 3);
-    const optimized = await renderTo({ document, format: 'gif', gifPreset: 'optimized' });
+    const optimized = await renderTo({ document, format: 'gif', settings: { gifPreset: 'optimized' } });
     assert.ok(optimized.length < high.length, `optimized ${optimized.length} B, highQuality ${high.length} B`);
   });
 });

@@ -24,14 +24,16 @@ after(async () => {
 
 describe('createRenderPool', () => {
   test('runs the worker with the extension of the running code (worker.ts under tsx)', () => {
-    assert.match(workerFile(), /src[/\\]render[/\\]worker\.ts$/);
+    assert.match(workerFile(), /src[/\\]formats[/\\]worker\.ts$/);
     assert.equal(pool.threads, 2);
   });
 
   test('a render in a worker thread gives the same pixels as one on this thread, and uses none of its canvases', async () => {
     const doc = media.fixture('image-fit');
     const created = canvasPool.created();
-    const pooled = Buffer.from(await pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'png' }));
+    const pooled = Buffer.from(
+      await pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 1 } }),
+    );
     assert.equal(canvasPool.created(), created, 'the main thread drew nothing');
     const local = await renderImage(doc, 0, 0, { format: 'png', fetcher: media.fetcher });
     assert.equal(comparePngs(pooled, local).differing, 0);
@@ -45,8 +47,7 @@ describe('createRenderPool', () => {
       sizeIndex: 0,
       slideIndex: 0,
       format: 'jpg',
-      scale: 0.5,
-      quality: 80,
+      settings: { scale: 0.5, quality: 80 },
     });
     const pixels = await decodeAny(Buffer.from(jpg));
     assert.deepEqual([pixels.width, pixels.height], [150, 125]);
@@ -67,7 +68,7 @@ describe('createRenderPool', () => {
       ],
     });
     await assert.rejects(
-      pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'png' }),
+      pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 1 } }),
       (error: unknown) =>
         error instanceof AppError &&
         error.code === 'SOURCE_REJECTED' &&
@@ -88,6 +89,7 @@ describe('createRenderPool', () => {
           sizeIndex: 0,
           slideIndex: 0,
           format: 'png',
+          settings: { scale: 1 },
         }),
       ),
     );
@@ -113,12 +115,18 @@ describe('createRenderPool', () => {
     });
     await assert.rejects(
       pool.render(
-        { document: doc, sizeIndex: 0, slideIndex: 0, format: 'png', scale: 8 },
+        { document: doc, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 8 } },
         { signal: AbortSignal.timeout(30) },
       ),
       (error: Error) => error.name === 'AbortError',
     );
-    const after = await pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'jpg', scale: 0.1 });
+    const after = await pool.render({
+      document: doc,
+      sizeIndex: 0,
+      slideIndex: 0,
+      format: 'jpg',
+      settings: { scale: 0.1, quality: 90 },
+    });
     assert.equal((await decodeAny(Buffer.from(after))).width, 108);
   });
 
@@ -138,7 +146,13 @@ describe('createRenderPool', () => {
       ],
     });
     const bytes = Buffer.from(
-      await pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'pdf', slides: [1] }),
+      await pool.render({
+        document: doc,
+        sizeIndex: 0,
+        slideIndex: 0,
+        format: 'pdf',
+        settings: { pdfPreset: 'PDF_STANDARD', slide: [1] },
+      }),
     );
     assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
     assert.match(bytes.toString('latin1'), /\/Count 1\b/);

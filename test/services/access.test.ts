@@ -3,8 +3,8 @@
 // repositories, and visibleProjectIds against the real tables on both databases.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Actor } from '../../src/domain/actor.js';
 import { AppError } from '../../src/errors.js';
-import type { Actor } from '../../src/http/types.js';
 import { createAccess, projectScope, requirePermission } from '../../src/services/access.js';
 import type { BrandKitRow } from '../../src/storage/db/repositories/brand-kits.repository.js';
 import { createBrandKitRepository } from '../../src/storage/db/repositories/brand-kits.repository.js';

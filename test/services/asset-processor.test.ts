@@ -1,7 +1,8 @@
-// The asset processor on a real database (SQLite or PostgreSQL) and a real HTTP server: the media rows are its queue,
-// so work accepted before a crash is finished after a restart; a claim keeps two processors off one row; failures
-// that are not the source's fault are retried a bounded number of times and then end in ERROR; stop() finishes what
-// is being fetched and leaves the rest for the next start. Every wait goes through idle() or stop(), never a sleep.
+// The asset processor as `asset.fetch` jobs of the JobQueue, on a real database (SQLite or PostgreSQL), a real job
+// table and a real HTTP server: work accepted before a crash is finished after a restart (the recovery sweep enqueues
+// every PROCESSING row); one job id per row keeps two processors off one row; failures that are not the source's fault
+// are retried by the queue a bounded number of times and then end in ERROR; stopping the queue finishes what is being
+// fetched and leaves the rest for the next start. Every wait goes through idle() or stop(), never a sleep.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -21,8 +22,8 @@ describe('asset processor', () => {
   const logo = png(16, 9);
   before(async () => {
     t = await startTestApp();
-    // The harness's own processor would compete for the rows these tests make: each test runs its own.
-    await t.app.assetProcessor.stop();
+    // The harness's own asset jobs would compete for the rows these tests make: each test runs its own queue.
+    await t.runtime.jobs.stop();
     server = await startMediaServer();
     server.route('/logo.png', (_req, res) => {
       res.writeHead(200, { 'content-type': 'image/png' }).end(logo);
@@ -81,28 +82,45 @@ describe('asset processor', () => {
       .filter((e) => e.data.assets.map((a) => a.id).join(',') === ids);
   }
 
+  /**
+   * An asset processor on a job queue of its own over the same database (a queue takes one handler per kind). `run()`
+   * starts the queue and the recovery sweep, waits until no job is due or running, and stops the queue.
+   */
   function processor(options: Partial<AssetProcessorOptions> = {}) {
-    return createAssetProcessor({
+    const queue = createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect });
+    const p = createAssetProcessor({
       db: t.runtime.db.kysely,
+      queue,
       blobs: t.runtime.blobs,
       fetcher: createAssetFetcher({ allowPrivateUrls: true, cacheBytes: 0, probe: null }),
       urlTtlSeconds: 3600,
-      sweepIntervalMs: 0,
       ...options,
     });
+    p.register();
+    return {
+      p,
+      queue,
+      async start() {
+        await queue.start();
+        await p.start();
+      },
+      async run() {
+        await queue.start();
+        await p.start();
+        await queue.idle();
+        await queue.stop();
+      },
+    };
   }
 
   test('a new app on the same database finishes the rows accepted before a crash', async () => {
     const rows = await accepted(3);
     // Its own job queue: a queue takes one handler per kind, and the harness's app registered them on its own.
-    const app = await buildApp({
-      ...t.runtime,
-      jobs: createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect }),
-      logger: false,
-    });
+    const jobs = createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect });
+    const app = await buildApp({ ...t.runtime, jobs, logger: false });
     try {
-      await app.ready(); // starts the app's processor, which picks up every PROCESSING row
-      await app.assetProcessor.idle();
+      await app.ready(); // starts the queue and the recovery sweep, which enqueues every PROCESSING row
+      await jobs.idle();
     } finally {
       await app.close();
     }
@@ -125,44 +143,51 @@ describe('asset processor', () => {
     );
   });
 
-  test('a row held by a dead process is taken once its lease has run out; one interrupted too often ends ERROR', async () => {
-    const [stale, crashing] = await accepted(2);
-    const past = new Date(Date.now() - 1000).toISOString();
-    await t.runtime.db.kysely
-      .updateTable('media')
-      .set({ lease_until: past, attempts: 1 })
-      .where('id', '=', stale.id)
-      .execute();
-    await t.runtime.db.kysely
-      .updateTable('media')
-      .set({ lease_until: past, attempts: 3 })
-      .where('id', '=', crashing.id)
-      .execute();
-    const p = processor();
-    p.start();
-    await p.idle();
-    await p.stop();
-    const [a, b] = await rowsOf([stale, crashing]);
-    assert.deepEqual([a.status, a.attempts], ['VALID', 2]);
-    assert.deepEqual([b.status, b.attempts, b.blob_key], ['ERROR', 4, null]);
-    assert.equal(b.error, `${crashing.src}: processing was interrupted 3 times; upload it again`);
-  });
+  test('a job whose process died too often ends its row ERROR; a sweep or an enqueue again runs nothing twice', async () => {
+    const [row] = await accepted(1);
+    const queue = createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect });
+    let fetches = 0;
+    const p = createAssetProcessor({
+      db: t.runtime.db.kysely,
+      queue,
+      blobs: t.runtime.blobs,
+      fetcher: {
+        fetch: async () => {
+          fetches += 1;
+          throw new Error('unreachable');
+        },
+      },
+      urlTtlSeconds: 3600,
+      maxAttempts: 1,
+    });
+    // The queue hands the exhausted job over as it does when the last claim's process died (local-queue, BullMQ).
+    let exhausted: ((job: never, error: Error) => Promise<void>) | undefined;
+    const process = queue.process.bind(queue);
+    queue.process = (kind, handler, options) => {
+      exhausted = options.onExhausted as typeof exhausted;
+      process(kind, handler, options);
+    };
+    p.register();
+    await exhausted?.(
+      { id: `asset:${row.id}`, kind: 'asset.fetch', payload: { mediaId: row.id }, attempt: 3, maxAttempts: 3 } as never,
+      new Error('the job was interrupted'),
+    );
+    const [settled] = await rowsOf([row]);
+    assert.deepEqual([settled.status, settled.blob_key], ['ERROR', null]);
+    assert.equal(settled.error, `${row.src}: processing was interrupted; upload it again`);
+    assert.equal(fetches, 0);
 
-  test('a row whose lease is still running is left to its holder', async () => {
-    const [held] = await accepted(1);
-    const future = new Date(Date.now() + 60 * 60_000).toISOString();
-    await t.runtime.db.kysely
-      .updateTable('media')
-      .set({ lease_until: future, attempts: 1 })
-      .where('id', '=', held.id)
-      .execute();
-    const p = processor();
-    p.start();
-    await p.idle();
-    await p.stop();
-    const [row] = await rowsOf([held]);
-    assert.deepEqual([row.status, row.attempts, row.lease_until], ['PROCESSING', 1, future]);
-    await t.runtime.db.kysely.deleteFrom('media').where('id', '=', held.id).execute();
+    const again = await accepted(2);
+    const { run, p: second } = processor();
+    await second.enqueue(again.map((r) => r.id));
+    await second.enqueue(again.map((r) => r.id));
+    await run();
+    const rows = await rowsOf(again);
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.attempts]),
+      again.map(() => ['VALID', 1]),
+    );
+    assert.equal((await eventsFor(again)).length, 1);
   });
 
   test('a failure that is not the source’s fault is retried, then ends ERROR after 3 attempts', async () => {
@@ -176,10 +201,7 @@ describe('asset processor', () => {
       },
     };
     const logged: object[] = [];
-    const p = processor({ blobs: failing, retryDelaysMs: [0], log: { error: (details) => logged.push(details) } });
-    p.start();
-    await p.idle();
-    await p.stop();
+    await processor({ blobs: failing, retryDelaysMs: [0], log: { error: (details) => logged.push(details) } }).run();
     assert.equal(puts, 3);
     assert.equal(logged.length, 3);
     const [row] = await rowsOf(rows);
@@ -207,10 +229,7 @@ describe('asset processor', () => {
         return t.runtime.blobs.put(key, body, type);
       },
     };
-    const p = processor({ blobs: flaky, retryDelaysMs: [0] });
-    p.start();
-    await p.idle();
-    await p.stop();
+    await processor({ blobs: flaky, retryDelaysMs: [0] }).run();
     const [row] = await rowsOf(rows);
     assert.deepEqual([row.status, row.attempts, row.error], ['VALID', 2, null]);
   });
@@ -239,10 +258,7 @@ describe('asset processor', () => {
         }
       },
     };
-    const p = processor({ fetcher: counting, concurrency: 4 });
-    p.start();
-    await p.idle();
-    await p.stop();
+    await processor({ fetcher: counting, concurrency: 4 }).run();
     assert.equal(most, 4);
     assert.deepEqual(
       (await rowsOf(rows)).map((r) => r.status),
@@ -250,7 +266,7 @@ describe('asset processor', () => {
     );
   });
 
-  test('two processors on one table fetch each row once and record the upload once', async () => {
+  test('two processors on one job table fetch each row once and record the upload once', async () => {
     const rows = await accepted(8);
     const fetched: string[] = [];
     const real = createAssetFetcher({ allowPrivateUrls: true, cacheBytes: 0, probe: null });
@@ -262,10 +278,12 @@ describe('asset processor', () => {
     });
     const one = processor({ fetcher: recording('one'), concurrency: 2 });
     const two = processor({ fetcher: recording('two'), concurrency: 2 });
-    one.start();
-    two.start();
-    await Promise.all([one.idle(), two.idle()]);
-    await Promise.all([one.stop(), two.stop()]);
+    // Both queues start before either sweeps, as two processes would (each sweep enqueues every row, by one job id).
+    await one.queue.start();
+    await two.queue.start();
+    await Promise.all([one.p.start(), two.p.start()]);
+    await Promise.all([one.queue.idle(), two.queue.idle()]);
+    await Promise.all([one.queue.stop(), two.queue.stop()]);
     assert.equal(fetched.length, 8);
     const settled = await rowsOf(rows);
     assert.deepEqual(
@@ -275,7 +293,7 @@ describe('asset processor', () => {
     assert.equal((await eventsFor(rows)).length, 1);
   });
 
-  test('stop() lets the fetches under way finish and leaves the rest PROCESSING for the next start', async () => {
+  test('stopping the queue lets the fetches under way finish and leaves the rest PROCESSING for the next start', async () => {
     const rows = await accepted(5);
     const real = createAssetFetcher({ allowPrivateUrls: true, cacheBytes: 0, probe: null });
     let release: () => void = () => {};
@@ -296,9 +314,9 @@ describe('asset processor', () => {
       },
     };
     const first = processor({ fetcher: gated, concurrency: 2 });
-    first.start();
+    await first.start();
     await twoStarted;
-    const stopped = first.stop();
+    const stopped = first.queue.stop();
     release();
     await stopped;
     const afterStop = await rowsOf(rows);
@@ -309,10 +327,7 @@ describe('asset processor', () => {
     assert.equal(calls, 2);
     assert.equal((await eventsFor(rows)).length, 0);
 
-    const second = processor();
-    second.start();
-    await second.idle();
-    await second.stop();
+    await processor().run();
     assert.deepEqual(
       (await rowsOf(rows)).map((r) => r.status),
       rows.map(() => 'VALID'),

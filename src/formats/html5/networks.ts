@@ -1,6 +1,6 @@
 // The ad networks an HTML5 export can be packaged for (SPEC §11), as data: what the API lists about each one, and
-// the packaging rules the HTML5 packager and its validator follow (docs: /work/shared/adnetworks.md, whose source
-// keys [Sn] each network cites). Numbers are defaults from public docs, not guarantees; publishers often set tighter
+// the packaging rules the HTML5 packager and its validator follow (each network cites its public sources as keys
+// [Sn]). Numbers are defaults from public docs, not guarantees; publishers often set tighter
 // limits. KB and MB are read as 1024 and 1024² bytes: Google states its 150 KB cap as 153,600 bytes, the others don't
 // say. A null limit means the sources name none. Ids are stable: clients pass them as `exportSettings.networkId`.
 import { type Static, type TSchema, Type } from 'typebox';

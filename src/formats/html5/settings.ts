@@ -1,24 +1,46 @@
 // The export settings an HTML5 package is made with (seed exportSettings, HTML rows), checked as hostile input and
 // completed with the network's defaults where the settings leave a choice open.
+import { type Static, Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import type { UrlTarget } from './click.js';
 import { type AdNetworkDef, packagingFor } from './networks.js';
 
-export interface Html5Settings {
-  /** 1..100: 60 low, 80 medium, 90 high, 100 lossless images. Default 80. */
-  quality?: number;
-  /** Default: the generic IAB profile. */
-  networkId?: number;
-  retina?: boolean;
-  retinaOnly?: boolean;
-  /** Default: true for networks that accept Google Fonts only or no font files (Google Ads, TTD), else false. */
+/** The exportSettings of an HTML5 package: part of the export request schema (formats/registry.ts composes it). */
+export const Html5SettingsSchema = Type.Object({
+  quality: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      description: 'HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed',
+    }),
+  ),
+  networkId: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2147483647,
+      description: 'HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB',
+    }),
+  ),
+  retina: Type.Optional(Type.Boolean({ description: 'HTML: also save retina images' })),
+  retinaOnly: Type.Optional(Type.Boolean({ description: 'HTML: exclude non-retina images from the zip' })),
+  convertCustomFonts: Type.Optional(
+    Type.Boolean({ description: 'HTML: convert custom fonts to SVG; default: the network decides' }),
+  ),
+  minifyHtml: Type.Optional(Type.Boolean({ description: 'HTML' })),
+  urlTarget: Type.Optional(Type.Enum(['_blank', '_self', '_top', '_parent'], { description: 'HTML' })),
+  useAsClickTag: Type.Optional(Type.Boolean({ description: 'HTML' })),
+  clickTagUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'HTML' })),
+  includeFallbackImage: Type.Optional(Type.Boolean({ description: 'HTML: add a JPG fallback image to the zip' })),
+});
+
+/**
+ * The settings a package is made with: the request's, where `null` (stored defaults) means "the network decides"
+ * for convertCustomFonts and "none" for clickTagUrl.
+ */
+export type Html5Settings = Omit<Static<typeof Html5SettingsSchema>, 'convertCustomFonts' | 'clickTagUrl'> & {
   convertCustomFonts?: boolean | null;
-  minifyHtml?: boolean;
-  urlTarget?: UrlTarget;
-  useAsClickTag?: boolean;
   clickTagUrl?: string | null;
-  includeFallbackImage?: boolean;
-}
+};
 
 export interface ResolvedHtml5Settings {
   network: AdNetworkDef;

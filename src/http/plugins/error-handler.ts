@@ -1,9 +1,9 @@
 // Every failure leaves as the error envelope of SPEC §3. Errors of our own (AppError) keep their code; Fastify's
 // own errors are mapped to catalogue codes; anything else is a bug: 500 INTERNAL, details only in the log.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { describeValidation } from '../../domain/json-pointer.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import type { App } from '../types.js';
-import { describeValidation } from '../validation.js';
 
 function fromFastify(error: FastifyError): AppError | null {
   if (error.validation) {

@@ -7,9 +7,9 @@ export const Ok = <T extends TSchema>(schema: T) => Type.Object({ response: sche
 
 export const StatusSuccess = Ok(Type.Object({ status: Type.Literal('success') }));
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
-export const Id = Type.Integer({ minimum: 1, maximum: 2147483647 });
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+import { Nullable } from '../../domain/schema-primitives.js';
+
+export { Id, Nullable, Timestamp } from '../../domain/schema-primitives.js';
 
 export const ErrorBody = Type.Object(
   {

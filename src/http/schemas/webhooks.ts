@@ -1,7 +1,7 @@
 // Schemas of team webhooks (seed "Team webhooks", SPEC §8): webhooks and their actions, the signing secret, and the
 // record of deliveries.
 import { Type } from 'typebox';
-import { Id, Nullable, Ok, PageOf, PageQueryFields, Timestamp, UserRef } from './common.js';
+import { Id, Ok, PageOf, PageQueryFields, Timestamp, UserRef } from './common.js';
 
 export const WebhookAction = Type.Object({
   id: Type.Integer(),
@@ -88,27 +88,9 @@ export const WebhookSecretResponse = Ok(
   }),
 );
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export { DELIVERY_STATUSES, Delivery, DeliveryAttempt } from '../../events/delivery.schema.js';
 
-export const DeliveryAttempt = Type.Object({
-  attemptedAt: Timestamp,
-  statusCode: Nullable(Type.Integer({ description: 'HTTP status of the answer; null on a network error' })),
-  error: Nullable(Type.String({ description: 'Network error or timeout' })),
-  durationMs: Type.Integer({ minimum: 0 }),
-});
-
-export const Delivery = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'Also the webhook-id header and the id of the payload' }),
-  webhookId: Nullable(Type.Integer({ description: 'null for the webhookUrl of an export request' })),
-  action: Type.String({ description: 'e.g. export/complete' }),
-  url: Type.String(),
-  status: Type.Enum([...DELIVERY_STATUSES], {
-    description: 'pending while a (re)try is scheduled, succeeded on a 2xx, failed once retries are given up',
-  }),
-  attempts: Type.Array(DeliveryAttempt),
-  nextAttemptAt: Nullable(Timestamp),
-  createdAt: Timestamp,
-});
+import { DELIVERY_STATUSES, Delivery } from '../../events/delivery.schema.js';
 
 export const ListDeliveriesQuery = Type.Object({
   webhookId: Type.Optional(Type.With(Id, { description: 'Only deliveries of this webhook' })),

@@ -1,12 +1,12 @@
 // Every untrusted media URL goes through here (SOURCE element changes, brand kit asset uploads): share-link policy,
-// SSRF guard on every hop (url-guard.ts), redirects followed by hand, one overall timeout, a byte cap enforced while
+// SSRF guard on every hop (net/url-guard.ts), redirects followed by hand, one overall timeout, a byte cap enforced while
 // streaming, type by content, the limits of SPEC §9, then an LRU of fetched media by URL with in-flight
 // de-duplication, so that one render (or ten renders of one template) fetches each URL once.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.js';
-import { createUrlGuard, displayUrl, rejected, type UrlGuardOptions } from '../url-guard.js';
+import { createUrlGuard, displayUrl, rejected, type UrlGuardOptions } from '../../net/url-guard.js';
 import { createFfprobeProber, imageDimensions, type MediaProber, ProbeError } from './media-probe.js';
 import { isFileHostingLink, rewriteShareLink } from './share-links.js';
 import {

@@ -6,8 +6,8 @@
 import { type Image, loadImage } from '@napi-rs/canvas';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.js';
+import { rejected } from '../../net/url-guard.js';
 import type { ResolvedAssets } from '../types.js';
-import { rejected } from '../url-guard.js';
 import type { AssetFetcher } from './assets.js';
 import { describeSource, type ImageRequest, isInlineMarkup, parseImageSource } from './image-source.js';
 import { unsafeSvgReason } from './sniff.js';

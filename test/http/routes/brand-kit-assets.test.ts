@@ -9,10 +9,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../../src/app.js';
 import type { App } from '../../../src/http/types.js';
+import type { JobQueue } from '../../../src/jobs/job-queue.js';
 import { createLocalJobQueue } from '../../../src/jobs/local-queue.js';
+import { forbiddenAddressReason, type HostLookup } from '../../../src/net/url-guard.js';
 import { createAssetFetcher, MB } from '../../../src/render/media/assets.js';
 import { ffprobePath } from '../../../src/render/media/media-probe.js';
-import { forbiddenAddressReason, type HostLookup } from '../../../src/render/url-guard.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
 import {
   gif,
@@ -46,7 +47,7 @@ const serve =
     res.writeHead(200, { 'content-type': type, 'content-length': body.length }).end(body);
   };
 
-function helpers(app: () => App, owner: () => Caller) {
+function helpers(app: () => App, owner: () => Caller, jobs: () => Pick<JobQueue, 'idle'>) {
   return {
     upload: (payload: unknown, headers: Headers = owner().headers) =>
       app().inject({ method: 'POST', url: '/v1/brandkit/uploadAssets', headers, payload: payload as object }),
@@ -75,7 +76,7 @@ function helpers(app: () => App, owner: () => Caller) {
         accepted.map((a) => a.status),
         payload.sources.map(() => 'PROCESSING'),
       );
-      await app().assetProcessor.idle();
+      await jobs().idle();
       const listed = await app().inject({
         method: 'GET',
         url: `/v1/brandkit/${payload.brandkitId}/assets?first=100`,
@@ -144,6 +145,7 @@ describe('POST /v1/brandkit/uploadAssets', () => {
   const h = helpers(
     () => t.app,
     () => t.owner,
+    () => t.runtime.jobs,
   );
 
   test('answers at once with every asset PROCESSING; a PNG then ends VALID and its signed link downloads it', async () => {
@@ -175,7 +177,7 @@ describe('POST /v1/brandkit/uploadAssets', () => {
     assert.match(accepted.hash, /^[a-z0-9]{7}$/);
     assert.match(accepted.createdAt, ISO_MS);
 
-    await t.app.assetProcessor.idle();
+    await t.runtime.jobs.idle();
     const listed = (await h.list(kitId)).json().response;
     assert.equal(listed.totalCount, 1);
     const asset = listed.nodes[0];
@@ -322,7 +324,7 @@ describe('POST /v1/brandkit/uploadAssets', () => {
     const res = await h.upload({ brandkitId: kitId, sources: [src] }, editor.headers);
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().response.assets[0].createdBy, editor.userId);
-    await t.app.assetProcessor.idle();
+    await t.runtime.jobs.idle();
   });
 
   test('mediaFolderId: a folder of the kit files the assets; of another kit 422; of no kit of the team 404', async () => {
@@ -335,7 +337,7 @@ describe('POST /v1/brandkit/uploadAssets', () => {
     const res = await h.upload({ brandkitId: kitId, mediaFolderId: folder.id, sources: [src] });
     assert.equal(res.statusCode, 200);
     assert.equal(res.json().response.assets[0].mediaFolderId, folder.id);
-    await t.app.assetProcessor.idle();
+    await t.runtime.jobs.idle();
 
     assertError(
       await h.upload({ brandkitId: kitId, mediaFolderId: foreign.id, sources: [src] }),
@@ -446,6 +448,7 @@ describe('uploadAssets without private addresses (PLACARD_ALLOW_PRIVATE_URLS=fal
   const h = helpers(
     () => t.app,
     () => t.owner,
+    () => t.runtime.jobs,
   );
 
   test('a source on a loopback or private address ends INVALID without a request being made', async () => {
@@ -477,6 +480,7 @@ describe('uploadAssets without private addresses (PLACARD_ALLOW_PRIVATE_URLS=fal
 describe('uploadAssets: a redirect from a public host to a private one', () => {
   let t: TestApp;
   let app: App;
+  let jobs: JobQueue;
   let server: MediaServer;
   before(async () => {
     t = await startTestApp({ allowPrivateUrls: false });
@@ -492,13 +496,14 @@ describe('uploadAssets: a redirect from a public host to a private one', () => {
       if (!address) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
       return [{ address, family: 4 }];
     };
-    // Only this app's processor may take the rows: the harness's own app stops looking.
-    await t.app.assetProcessor.stop();
+    // Only this app's asset jobs may take the rows: the harness's own queue stops claiming jobs.
+    await t.runtime.jobs.stop();
+    // Its own job queue: a queue takes one handler per kind, and the harness's app registered them on its own.
+    jobs = createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect });
     app = await buildApp({
       ...t.runtime,
       logger: false,
-      // Its own job queue: a queue takes one handler per kind, and the harness's app registered them on its own.
-      jobs: createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect }),
+      jobs,
       assetFetcher: createAssetFetcher({
         allowPrivateUrls: false,
         cacheBytes: 0,
@@ -516,6 +521,7 @@ describe('uploadAssets: a redirect from a public host to a private one', () => {
   const h = helpers(
     () => app,
     () => t.owner,
+    () => jobs,
   );
 
   test('every hop is checked: the redirect target ends the asset INVALID and is never requested', async () => {
@@ -554,6 +560,7 @@ describe('GET /v1/brandkit/{id}/assets', () => {
     const h = helpers(
       () => t.app,
       () => t.owner,
+      () => t.runtime.jobs,
     );
     kitId = await h.kit('Listed');
     folderId = (await h.createFolder({ brandkitId: kitId, name: 'Icons' })).json().response.mediaFolder.id;
@@ -579,6 +586,7 @@ describe('GET /v1/brandkit/{id}/assets', () => {
   const h = helpers(
     () => t.app,
     () => t.owner,
+    () => t.runtime.jobs,
   );
   const ids = async (query: string, headers?: Headers) => {
     const res = await h.list(kitId, query, headers);
@@ -705,6 +713,7 @@ describe('media folders', () => {
   const h = helpers(
     () => t.app,
     () => t.owner,
+    () => t.runtime.jobs,
   );
 
   test('POST creates { mediaFolder } at the root or under a parent; GET lists every folder of the kit', async () => {

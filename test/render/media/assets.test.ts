@@ -10,11 +10,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import tls from 'node:tls';
 import { AppError } from '../../../src/errors.js';
+import { createUrlGuard, forbiddenAddressReason, type HostLookup } from '../../../src/net/url-guard.js';
 import { createAssetFetcher, MB } from '../../../src/render/media/assets.js';
 import { ffprobePath } from '../../../src/render/media/media-probe.js';
 import { isFileHostingLink, rewriteShareLink } from '../../../src/render/media/share-links.js';
 import { sniff } from '../../../src/render/media/sniff.js';
-import { createUrlGuard, forbiddenAddressReason, type HostLookup } from '../../../src/render/url-guard.js';
 import {
   gif,
   type Handler,

@@ -149,13 +149,13 @@ export function createMediaRepository(db: Kysely<Database>) {
       });
     },
 
-    /** Ids of PROCESSING rows that nobody holds (never claimed, or their lease ran out), oldest first. */
-    async claimable(at: string, limit: number): Promise<number[]> {
+    /** Ids of PROCESSING rows after `afterId`, in id order: the recovery sweep of the asset jobs pages through them. */
+    async processingIds(afterId: number, limit: number): Promise<number[]> {
       const rows = await db
         .selectFrom('media')
         .select('id')
         .where('status', '=', 'PROCESSING')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', at)]))
+        .where('id', '>', afterId)
         .orderBy('id', 'asc')
         .limit(limit)
         .execute();
