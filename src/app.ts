@@ -7,6 +7,7 @@ import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
 import { html } from './formats/html5/index.js';
 import type { RenderPool } from './formats/pool.js';
+import { PREFLIGHT_FETCH_TIMEOUT_MS } from './formats/preflight/variant.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
@@ -25,6 +26,7 @@ import { exportsRoutes } from './http/routes/exports.js';
 import { filesRoutes } from './http/routes/files.js';
 import { foldersRoutes } from './http/routes/folders.js';
 import { healthRoutes } from './http/routes/health.js';
+import { preflightRoutes } from './http/routes/preflight.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
@@ -37,6 +39,7 @@ import { createExportProcessor } from './jobs/export.processor.js';
 import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
+import { catalogueFonts } from './render/text/fonts.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
@@ -49,6 +52,7 @@ import { createDesignService } from './services/design.service.js';
 import { createDesignVersionService } from './services/design-version.service.js';
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
+import { createPreflightService } from './services/preflight.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
@@ -307,6 +311,14 @@ async function serveApi(
     designs,
   });
   templatesRoutes(app, { designs });
+  preflightRoutes(app, {
+    preflight: createPreflightService({
+      designs,
+      fonts: catalogueFonts,
+      // Its own fetcher: preflight's short timeout, and a cache that makes a second check of a source free.
+      fetcher: createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, timeoutMs: PREFLIGHT_FETCH_TIMEOUT_MS }),
+    }),
+  });
   designVersionsRoutes(app, {
     versions: createDesignVersionService({
       db: db.kysely,

@@ -10,7 +10,7 @@ import type { ElementChangesInput, GeneralChangesInput } from '../domain/changes
 import { readDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import { type Finding, sortFindings } from '../formats/preflight/finding.js';
-import { preflightVariant } from '../formats/preflight/variant.js';
+import { PREFLIGHT_FETCH_TIMEOUT_MS, preflightVariant } from '../formats/preflight/variant.js';
 import { ExportType } from '../http/schemas/exports.js';
 import { ElementsChanges, GeneralChanges } from '../http/schemas/templates.js';
 import { describeValidation } from '../http/validation.js';
@@ -30,9 +30,6 @@ export const PREFLIGHT_USAGE = `usage: placard preflight <document.json> [--chan
   --json      print { findings, summary } as the API answers it instead of a table
 
 Exit status: 0 when no finding is an error, 1 when one is, 2 for invalid input (the API's code and message).`;
-
-/** Media fetched by preflight give up sooner than a render's (15 s): it is a check, not the export. */
-export const PREFLIGHT_FETCH_TIMEOUT_MS = 5000;
 
 export interface PreflightCommandOptions {
   allowPrivateUrls?: boolean;

@@ -19,7 +19,10 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
+import type { PreflightMode } from '../formats/output-format.js';
 import type { RenderPool } from '../formats/pool.js';
+import { findingsOf } from '../formats/pool.js';
+import type { Finding } from '../formats/preflight/finding.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
 import { formatOf, type RenderJob } from '../formats/registry.js';
 import type { RenderSettings } from '../services/export.service.js';
@@ -149,11 +152,21 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     creative: CreativeRow,
     signal: AbortSignal,
   ): Promise<
-    | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
-    | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
+    | {
+        bytes: Uint8Array;
+        file?: undefined;
+        warnings?: string[];
+        backup?: Uint8Array | null;
+        findings?: Finding[];
+      }
+    | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined; findings?: Finding[] }
   > {
     const format = formatOf(row.format);
-    const { allowedSizeHashesOnly: _sizes, ...settings } = JSON.parse(row.settings) as RenderSettings;
+    const {
+      allowedSizeHashesOnly: _sizes,
+      preflight = 'warn',
+      ...settings
+    } = JSON.parse(row.settings) as RenderSettings & { preflight?: PreflightMode };
     const job = {
       document: documentOf(row),
       sizeIndex: creative.size_index,
@@ -162,17 +175,18 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       settings,
       progressId: creative.id,
       fileStem: creative.file_name.slice(0, -(format.extension.length + 1)),
+      preflight: { mode: preflight, sizeHash: creative.size_hash },
     } as RenderJob;
     if (!format.writesFile) return pool.renderFiles(job, { signal });
     // Written to a file by the render thread and streamed from there: a 60 s story is never held in memory.
     const file = path.join(os.tmpdir(), `placard-${creative.id}-${randomBytes(4).toString('hex')}.${format.extension}`);
     try {
-      await pool.render({ ...job, out: file }, { signal });
+      const { findings } = await pool.renderFiles({ ...job, out: file }, { signal });
+      return { file, findings };
     } catch (error) {
       await fs.promises.rm(file, { force: true });
       throw error;
     }
-    return { file };
   }
 
   async function renderCreative(job: Job<'export.creative'>): Promise<void> {
@@ -192,7 +206,13 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
-        await repo.settleCreative(creativeId, { status: 'failed', code: error.code, message: error.message, renderMs });
+        await repo.settleCreative(creativeId, {
+          status: 'failed',
+          code: error.code,
+          message: error.message,
+          renderMs,
+          findings: findingsOf(error),
+        });
       } else if (isAbort(error) && budget.aborted) {
         await repo.settleCreative(creativeId, {
           status: 'failed',
@@ -229,7 +249,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       blobKey: key,
       bytes: size,
       renderMs,
-      warnings: output.warnings,
+      // Each finding's sentence joins the HTML5 validator's advice; the findings themselves stay machine-readable.
+      warnings: [...(output.warnings ?? []), ...(output.findings ?? []).map((f) => `${f.code}: ${f.message}`)],
+      findings: output.findings,
       fallbackKey,
     });
     // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.

@@ -14,7 +14,7 @@ import { planFiles, safeFileStem } from '../domain/export-plan.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
 import type { OutputFormat } from '../formats/output-format.js';
-import { formatOf } from '../formats/registry.js';
+import { formatOf, sharedDefaults } from '../formats/registry.js';
 import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { catalogueFonts } from '../render/text/fonts.js';
@@ -32,7 +32,11 @@ export type RenderSettings = Record<string, unknown> & { allowedSizeHashesOnly: 
 /** SPEC §6: a setting that does not apply to the type is ignored (dropped here), the others get their defaults. */
 export function settingsFor(format: OutputFormat<string, never, unknown>, given: ExportSettings = {}): RenderSettings {
   const sizes = given.allowedSizeHashesOnly ? [...new Set(given.allowedSizeHashesOnly)].sort() : null;
-  return { ...(format.defaults(given as never) as Record<string, unknown>), allowedSizeHashesOnly: sizes };
+  return {
+    ...(format.defaults(given as never) as Record<string, unknown>),
+    ...sharedDefaults(given),
+    allowedSizeHashesOnly: sizes,
+  };
 }
 
 export interface ExportServiceDeps {

@@ -1,11 +1,9 @@
 // Preflight of a template with changes (issue 20): the caller must see the template; the checks are the export's own
 // (formats/preflight). Nothing is rendered, stored or created.
-import type { ElementChangesInput, GeneralChangesInput } from '../domain/changes.js';
+import type { Actor } from '../domain/actor.js';
 import type { FontLookup } from '../elements/element-kind.js';
 import { sortFindings } from '../formats/preflight/finding.js';
-import { preflightVariant } from '../formats/preflight/variant.js';
-import type { PreflightBody } from '../http/schemas/preflight.js';
-import type { Actor } from '../http/types.js';
+import { preflightVariant, type VariantRequest } from '../formats/preflight/variant.js';
 import type { AssetFetcher } from '../render/media/assets.js';
 import type { DesignService } from './design.service.js';
 import { documentOf } from './design.service.js';
@@ -19,19 +17,10 @@ export interface PreflightServiceDeps {
 
 export function createPreflightService(deps: PreflightServiceDeps) {
   return {
-    async preflight(actor: Actor, templateHash: string, body: PreflightBody) {
+    /** The body of POST /v1/templates/{hash}/preflight, validated by its schema. */
+    async preflight(actor: Actor, templateHash: string, request: VariantRequest) {
       const template = await deps.designs.requireDesign(actor, templateHash, 'read', 'templateHash');
-      const report = await preflightVariant(
-        documentOf(template),
-        {
-          elementsChanges: body.elementsChanges as ElementChangesInput[] | undefined,
-          generalChanges: body.generalChanges as GeneralChangesInput | undefined,
-          type: body.type,
-          exportSettings: body.exportSettings,
-          allowedSizeHashesOnly: body.allowedSizeHashesOnly,
-        },
-        deps,
-      );
+      const report = await preflightVariant(documentOf(template), request, deps);
       return { findings: sortFindings(report.findings), summary: report.summary };
     },
   };

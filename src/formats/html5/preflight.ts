@@ -3,12 +3,12 @@
 // measured as the network measures it — the zip, the extracted files, or both. An estimate from the sources' sizes
 // was tried first and was off by a factor of 7 (the packager re-encodes every image at its box size), so the answer
 // is the real package: one truth, at the cost of one package per size (see `npm run bench -- preflight`).
-import type { DesignDocument } from '../../domain/design.schema.js';
+import type { DesignDocument, DesignSize } from '../../domain/design.schema.js';
 import { AppError } from '../../errors.js';
 import type { AssetFetcher } from '../../render/media/assets.js';
 import type { Finding } from '../preflight/finding.js';
 import { iabWeightFor } from './networks.js';
-import { packageHtml5 } from './package.js';
+import { type Html5Package, packageHtml5 } from './package.js';
 import { type Html5Settings, resolveHtml5Settings } from './settings.js';
 
 const KB = 1024;
@@ -26,15 +26,24 @@ export async function html5WeightFindings(
   settings: Html5Settings,
   fetcher: AssetFetcher,
 ): Promise<Finding[]> {
-  const { network } = resolveHtml5Settings(settings);
-  const size = document.sizes[sizeIndex]!;
-  let pkg: Awaited<ReturnType<typeof packageHtml5>>;
+  let pkg: Html5Package;
   try {
     pkg = await packageHtml5(document, sizeIndex, settings, { fetcher });
   } catch (error) {
     if (error instanceof AppError && (error.code === 'AD_NETWORK_RULE' || error.code === 'SOURCE_REJECTED')) return [];
     throw error;
   }
+  return weightFindings(pkg, document.sizes[sizeIndex]!, about, settings);
+}
+
+/** HTML5_WEIGHT of a package made already (an export's own file). */
+export function weightFindings(
+  pkg: Pick<Html5Package, 'zip' | 'files'>,
+  size: Pick<DesignSize, 'width' | 'height'>,
+  about: Pick<Finding, 'sizeHash' | 'sizeName'>,
+  settings: Html5Settings,
+): Finding[] {
+  const { network } = resolveHtml5Settings(settings);
   const zipBytes = pkg.zip.length;
   const unzippedBytes = [...pkg.files.values()].reduce((sum, bytes) => sum + bytes.length, 0);
   const rules = network.packaging;

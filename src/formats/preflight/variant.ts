@@ -7,9 +7,12 @@ import type { DesignDocument } from '../../domain/design.schema.js';
 import type { FontLookup } from '../../elements/element-kind.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import type { AssetFetcher } from '../../render/media/assets.js';
-import { html5WeightFindings } from '../html5/preflight.js';
 import type { Html5Settings } from '../html5/settings.js';
+import { EXPORT_TYPES, findFormat } from '../registry.js';
 import { type PreflightReport, preflightDocument } from './preflight.js';
+
+/** Media fetched by preflight give up sooner than a render's (15 s): it is a check before the export, not the export. */
+export const PREFLIGHT_FETCH_TIMEOUT_MS = 5000;
 
 export interface VariantRequest {
   elementsChanges?: ElementChangesInput[];
@@ -20,9 +23,6 @@ export interface VariantRequest {
   /** As exportSettings.allowedSizeHashesOnly (either may be given; both: they must agree). */
   allowedSizeHashesOnly?: string[];
 }
-
-const RASTER = new Set(['png', 'jpg', 'jpeg', 'webp', 'avif']);
-const HTML = new Set(['html', 'html5']);
 
 /** The sizes to check: every size, or those named; an unknown hash is UNKNOWN_SIZE_HASH as for an export. */
 export function chosenSizes(doc: DesignDocument, allowed: readonly string[] | undefined, field: string): number[] {
@@ -58,22 +58,27 @@ export async function preflightVariant(
   deps: { fonts: FontLookup; fetcher: AssetFetcher },
 ): Promise<PreflightReport> {
   const changed = applyChanges(source, request.elementsChanges ?? [], request.generalChanges, deps.fonts);
-  const type = request.type?.toLowerCase();
+  // The type's format decides the output scale (raster types) and adds its own checks (HTML5 weight); no type: scale 1.
+  const format = request.type === undefined ? undefined : findFormat(request.type);
+  if (request.type !== undefined && !format) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `type: must be one of ${EXPORT_TYPES.join(', ')}, received '${request.type}'`,
+    );
+  }
+  const settings = format?.defaults((request.exportSettings ?? {}) as never);
   const fromSettings = request.exportSettings?.allowedSizeHashesOnly;
   const allowed = request.allowedSizeHashesOnly ?? fromSettings;
   const field = request.allowedSizeHashesOnly ? 'allowedSizeHashesOnly' : 'exportSettings.allowedSizeHashesOnly';
   const sizes = chosenSizes(source, allowed, field);
-  // A scale applies to raster types only (SPEC §6: a setting that does not apply is ignored); no type: scale 1.
-  const scale = type && RASTER.has(type) ? (request.exportSettings?.scale ?? 1) : 1;
-  const html = type !== undefined && HTML.has(type);
+  const scale = format?.outputScale?.(settings as never) ?? 1;
   return preflightDocument(changed, {
     fetcher: deps.fetcher,
     scale,
     sizes,
     sizeHashes: source.sizes.map((size) => size.hash ?? ''),
-    formatChecks: html
-      ? (doc, sizeIndex, about) =>
-          html5WeightFindings(doc, sizeIndex, about, request.exportSettings ?? {}, deps.fetcher)
+    formatChecks: format?.preflight
+      ? (doc, sizeIndex, about) => format.preflight!(doc, sizeIndex, about, settings as never, deps.fetcher)
       : undefined,
   });
 }

@@ -40,7 +40,11 @@ export function preflightRoutes(app: App, { preflight }: { preflight: PreflightS
       },
     },
     handler: async (request) => ({
-      response: await preflight.preflight(actorOf(request), request.params.templateHash, request.body),
+      response: await preflight.preflight(
+        actorOf(request),
+        request.params.templateHash,
+        request.body as Parameters<PreflightService['preflight']>[2],
+      ),
     }),
   });
 }

@@ -1,6 +1,7 @@
 // Schemas of exports (seed "Exports", SPEC §6): the two requests that start one, its settings, and the export with
 // its creatives as the status endpoint answers it. Element changes live with the design schemas (templates.ts).
 import { type Static, Type } from 'typebox';
+import { Finding } from '../../formats/preflight/finding.js';
 import { type AnyFormatSettings, EXPORT_TYPES, FORMAT_SETTINGS_PROPERTIES } from '../../formats/registry.js';
 import { Id, Nullable, Ok } from './common.js';
 import { DesignHash, ElementsChanges, GeneralChanges, SizeHash } from './templates.js';
@@ -104,7 +105,13 @@ const Html5Extras = {
   warnings: Type.Optional(
     Type.Array(Type.String(), {
       description:
-        "Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB'",
+        "Extension: advice about the file — the HTML5 package validator's ('weight: zip is 170 KB, Google Ads allows 150 KB') and each preflight finding's sentence ('TEXT_OVERFLOW: …')",
+    }),
+  ),
+  findings: Type.Optional(
+    Type.Array(Finding, {
+      description:
+        'Extension: what preflight found for this file (docs/preflight.md); absent when nothing, or exportSettings.preflight is off',
     }),
   ),
   fallbackUrl: Type.Optional(
