@@ -10,7 +10,7 @@ function textInput(element: TextElement) {
   return textBoxOf(
     element,
     { text: element.text ?? '', markdown: element.markdown ?? false, width: element.width, height: element.height },
-    { align: 'left', verticalAlign: 'top', fontSize: 16 },
+    { align: 'start', verticalAlign: 'top', fontSize: 16 },
   );
 }
 
