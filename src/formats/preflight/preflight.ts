@@ -465,37 +465,57 @@ function measureContrast(
   text: MeasuredText,
 ): ContrastResult | null {
   let result: ContrastResult | null = null;
-  drawFrame(canvas.getContext('2d'), size, slide, assets, {
-    inspect(element, ctx, draw) {
-      const rect = element === target ? deviceRect(ctx, text.box, canvas) : null;
-      if (!rect) {
-        draw(element);
-        return;
-      }
-      const read = () => ctx.getImageData(rect.x, rect.y, rect.width, rect.height).data;
-      const before = ctx.getImageData(rect.x, rect.y, rect.width, rect.height);
-      const drawn = (variant: BaseElement) => {
-        draw(variant);
-        const pixels = read();
-        ctx.putImageData(before, rect.x, rect.y);
-        return pixels;
-      };
-      const background = drawn(variantOf(element, { attribute: 'LABEL', value: '' }));
-      const flat = uniformColour(background);
-      if (flat) {
-        // Text on one flat colour (most banners): every glyph pixel has that background, so the text colour as drawn
-        // is the element's colour at the context's opacity over it; no need to find the glyphs.
-        result = flatContrast(flat, text.color, ctx.globalAlpha);
-        draw(element);
-        return;
-      }
-      const black = drawn(variantOf(element, { attribute: 'TEXTCOLOR', value: '#000000' }));
-      const white = drawn(variantOf(element, { attribute: 'TEXTCOLOR', value: '#FFFFFF' }));
-      draw(element);
-      result = contrastOf(background, black, white, read());
-    },
-  });
+  // Only the pixels under the element are read: clipping the frame to its box spares Skia the rest of the canvas.
+  const ctx2d = canvas.getContext('2d');
+  const box = frameBox(target, size);
+  ctx2d.save();
+  ctx2d.beginPath();
+  ctx2d.rect(
+    Math.floor(box.x0) - 1,
+    Math.floor(box.y0) - 1,
+    Math.ceil(box.x1 - box.x0) + 3,
+    Math.ceil(box.y1 - box.y0) + 3,
+  );
+  ctx2d.clip();
+  try {
+    drawInto(ctx2d);
+  } finally {
+    ctx2d.restore();
+  }
   return result;
+
+  function drawInto(context: SKRSContext2D): void {
+    drawFrame(context, size, slide, assets, {
+      inspect(element, ctx, draw) {
+        const rect = element === target ? deviceRect(ctx, text.box, canvas) : null;
+        if (!rect) {
+          draw(element);
+          return;
+        }
+        const read = () => ctx.getImageData(rect.x, rect.y, rect.width, rect.height).data;
+        const before = ctx.getImageData(rect.x, rect.y, rect.width, rect.height);
+        const drawn = (variant: BaseElement) => {
+          draw(variant);
+          const pixels = read();
+          ctx.putImageData(before, rect.x, rect.y);
+          return pixels;
+        };
+        const background = drawn(variantOf(element, { attribute: 'LABEL', value: '' }));
+        const flat = uniformColour(background);
+        if (flat) {
+          // Text on one flat colour (most banners): every glyph pixel has that background, so the text colour as drawn
+          // is the element's colour at the context's opacity over it; no need to find the glyphs.
+          result = flatContrast(flat, text.color, ctx.globalAlpha);
+          draw(element);
+          return;
+        }
+        const black = drawn(variantOf(element, { attribute: 'TEXTCOLOR', value: '#000000' }));
+        const white = drawn(variantOf(element, { attribute: 'TEXTCOLOR', value: '#FFFFFF' }));
+        draw(element);
+        result = contrastOf(background, black, white, read());
+      },
+    });
+  }
 }
 
 /** The one colour of a region, when every pixel has it (within 2 levels per channel); null otherwise. */
