@@ -15,10 +15,12 @@ import { createMetrics, type Metrics, metricsPlugin, queueDepthGauge } from './h
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
+import { sessionPlugin } from './http/plugins/session.js';
 import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
 import { avatarRoutes } from './http/routes/avatars.js';
+import { brandFontsRoutes } from './http/routes/brand-fonts.js';
 import { brandKitAssetsRoutes } from './http/routes/brand-kit-assets.js';
 import { brandKitsRoutes } from './http/routes/brand-kits.js';
 import { designVersionsRoutes } from './http/routes/design-versions.js';
@@ -29,7 +31,10 @@ import { healthRoutes } from './http/routes/health.js';
 import { preflightRoutes } from './http/routes/preflight.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
+import { sessionRoutes } from './http/routes/sessions.js';
+import { shareCommentsRoutes } from './http/routes/share-comments.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
+import { studioRoutes } from './http/routes/studio.js';
 import { templatesRoutes } from './http/routes/templates.js';
 import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
@@ -39,6 +44,7 @@ import { createExportProcessor } from './jobs/export.processor.js';
 import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
+import { createFontFetcher, type FontFetcher } from './render/media/font-fetch.js';
 import { catalogueFonts } from './render/text/fonts.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
@@ -52,8 +58,11 @@ import { createDesignService } from './services/design.service.js';
 import { createDesignVersionService } from './services/design-version.service.js';
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
+import { createFontService } from './services/font.service.js';
 import { createPreflightService } from './services/preflight.service.js';
 import { createProjectService } from './services/project.service.js';
+import { createSessionService, type SessionService } from './services/session.service.js';
+import { createShareCommentService } from './services/share-comment.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
 import { createUserService } from './services/user.service.js';
@@ -91,6 +100,15 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
   assetFetcher?: Pick<AssetFetcher, 'fetch'>;
+  /** Fetches brand font sources. Default: the guarded font fetcher. */
+  fontFetcher?: FontFetcher;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Studio sign-in (the demo Owner's password is set through it on first start); API roles only. */
+    sessions: SessionService;
+  }
 }
 
 const VERSION = (
@@ -196,12 +214,20 @@ type Storage = ReturnType<typeof wireStorage>;
 /** What both the API and the background work use: visibility rules and thumbnails. */
 function wireShared(deps: AppDeps, storage: Storage) {
   const access = createAccess(storage);
+  // Team brand fonts: the API lists and stores them, exports, thumbnails and share previews draw with them.
+  const fonts = createFontService({
+    db: deps.db.kysely,
+    access,
+    blobs: deps.blobs,
+    fetcher: deps.fontFetcher ?? createFontFetcher({ allowPrivateUrls: deps.config.allowPrivateUrls }),
+  });
   const thumbnails = createThumbnails(deps.blobs, {
     pool: deps.renderPool,
     budgetMs: deps.config.renderTimeouts.stillSeconds * 1000,
+    brandFonts: fonts.preparer,
   });
   const links = { blobs: deps.blobs, ttlSeconds: deps.config.urlTtlSeconds };
-  return { access, thumbnails, links };
+  return { access, thumbnails, links, fonts };
 }
 type Shared = ReturnType<typeof wireShared>;
 
@@ -228,6 +254,7 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     links: shared.links,
     deliveries: webhookDeliveries,
     thumbnails: shared.thumbnails,
+    brandFonts: shared.fonts.preparer,
     setMissingThumbnail: (hash, key) => storage.designs.setMissingThumbnailByHash(hash, key),
     stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
     videoBudgetMs: config.renderTimeouts.videoSeconds * 1000,
@@ -290,9 +317,13 @@ async function serveApi(
 ) {
   const { config, db, keys } = deps;
   const { users, credentials, brandKits, projects, folders } = storage;
-  const { access, thumbnails, links } = shared;
+  const { access, thumbnails, links, fonts } = shared;
   const { webhookDeliveries, assetProcessor } = background;
   const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
+  // Browser sessions of the studio first: a cookie-authenticated request reaches authPlugin with its actor set.
+  const sessions = createSessionService({ db: db.kysely, publicUrl: config.publicUrl });
+  app.decorate('sessions', sessions);
+  await sessionPlugin(app, { sessions, publicUrl: config.publicUrl });
   authPlugin(app, { auth, rateLimiter: deps.rateLimiter, rateLimitEnabled: config.rateLimit.enabled });
   idempotencyPlugin(app, { store: deps.idempotency });
   await openapiPlugin(app, { publicUrl: config.publicUrl, version: VERSION });
@@ -309,6 +340,8 @@ async function serveApi(
     thumbnails,
   });
   authRoutes(app, { auth });
+  sessionRoutes(app, { sessions, publicUrl: config.publicUrl });
+  await studioRoutes(app);
   usersRoutes(app, {
     users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
   });
@@ -322,7 +355,7 @@ async function serveApi(
     folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
     designs,
   });
-  templatesRoutes(app, { designs });
+  templatesRoutes(app, { designs, fonts });
   preflightRoutes(app, {
     preflight: createPreflightService({
       designs,
@@ -343,6 +376,7 @@ async function serveApi(
   exportsRoutes(app, {
     exports: createExportService({
       db: db.kysely,
+      fonts,
       designs,
       access,
       queue: deps.jobs,
@@ -354,19 +388,36 @@ async function serveApi(
       onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
     }),
   });
-  shareLinksRoutes(app, {
-    shareLinks: createShareLinkService({
-      db: db.kysely,
-      designs,
-      publicUrl: config.publicUrl,
-      // The generic IAB package: everything local, so the page plays it as any browser would.
-      renderPackage: (document, sizeIndex) =>
-        deps.renderPool.render(
-          { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
-          { budgetMs: config.renderTimeouts.stillSeconds * 1000 },
-        ),
-    }),
+  const shareComments = createShareCommentService({
+    db: db.kysely,
+    linkOf: (token) => shareLinks.linkOf(token),
   });
+  const shareLinks = createShareLinkService({
+    db: db.kysely,
+    fonts,
+    designs,
+    threads: (hash) => shareComments.threads(hash),
+    publicUrl: config.publicUrl,
+    // The generic IAB package: everything local, so the page plays it as any browser would.
+    renderPackage: async (document, sizeIndex, owner) => {
+      const prepared = owner
+        ? await fonts.preparer.prepare(owner.teamId, owner.projectId, document)
+        : { document, brandFamilies: [] };
+      return deps.renderPool.render(
+        {
+          document: prepared.document as typeof document,
+          brandFamilies: prepared.brandFamilies,
+          sizeIndex,
+          slideIndex: 0,
+          format: 'html',
+          settings: html.defaults({ networkId: 1 }),
+        },
+        { budgetMs: config.renderTimeouts.stillSeconds * 1000 },
+      );
+    },
+  });
+  shareLinksRoutes(app, { shareLinks });
+  shareCommentsRoutes(app, { comments: shareComments });
   brandKitAssetsRoutes(app, {
     assets: createAssetService({
       db: db.kysely,
@@ -377,6 +428,7 @@ async function serveApi(
       queue: assetProcessor,
     }),
   });
+  brandFontsRoutes(app, { fonts });
   adNetworksRoutes(app, {
     adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
   });

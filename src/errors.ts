@@ -18,6 +18,11 @@ export const ERROR_CATALOGUE = {
   },
   INVALID_CREDENTIALS: { status: 401, description: 'The clientId and clientSecret pair is wrong.' },
   FORBIDDEN: { status: 403, description: 'The role of the caller lacks the permission for this action.' },
+  CSRF_REJECTED: {
+    status: 403,
+    description:
+      'A state-changing request authenticated by the session cookie came from another site, or without the X-CSRF-Token header of its session.',
+  },
   NOT_FOUND: { status: 404, description: 'The object does not exist or is not visible to the caller.' },
   EMAIL_TAKEN: { status: 409, description: 'A user of the team already has this email address.' },
   LAST_OWNER: { status: 409, description: 'The change would leave the team without an Owner.' },
@@ -43,6 +48,16 @@ export const ERROR_CATALOGUE = {
   SOURCE_REJECTED: {
     status: 422,
     description: 'A media source cannot be used: unreachable, wrong type, too large or a private address.',
+  },
+  FONT_REJECTED: {
+    status: 422,
+    description:
+      'A font file cannot be used: not a TTF, OTF, WOFF, WOFF2 or TTC font, damaged tables, over 10 MB, or a face the brand kit already has.',
+  },
+  FONT_NOT_EMBEDDABLE: {
+    status: 422,
+    description:
+      'A PDF or HTML5 file would embed a brand font whose licence (OS/2 fsType) forbids embedding; the message names the font. Raster and video formats still draw it.',
   },
   INVALID_MOVE: { status: 422, description: 'The move is impossible (into its own subtree, or into another project).' },
   UNPROCESSABLE: {

@@ -25,6 +25,7 @@ import { findingsOf, type RenderCallOptions, type RenderPool, RenderTimeoutError
 import type { Finding } from '../formats/preflight/finding.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
 import { formatOf, type RenderJob } from '../formats/registry.js';
+import type { BrandFontPreparer } from '../render/text/brand-fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
   type CreativeRow,
@@ -47,6 +48,8 @@ export interface ExportProcessorOptions {
   pool: Pick<RenderPool, 'render' | 'renderFiles' | 'threads'>;
   blobs: Pick<BlobStore, 'put' | 'get'>;
   links: ExportLinks;
+  /** Team brand fonts (issue 17): rewrites the document's families and caches their files here. None: bundled only. */
+  brandFonts?: BrandFontPreparer;
   deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
   /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
   thumbnails?: {
@@ -142,10 +145,17 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   }
 
   /** The file of one creative: bytes, or (MP4) a temporary file that the render wrote and the caller removes. */
+  /** Team brand fonts: the document's families under the team's internal names, their files on this machine. */
+  async function prepareFonts(row: ExportRow) {
+    if (!options.brandFonts) return { document: documentOf(row), brandFamilies: [], warnings: [] };
+    return options.brandFonts.prepare(row.team_id, row.project_id, documentOf(row));
+  }
+
   async function render(
     row: ExportRow,
     creative: CreativeRow,
     run: RenderCallOptions,
+    prepared: Awaited<ReturnType<typeof prepareFonts>>,
   ): Promise<
     | {
         bytes: Uint8Array;
@@ -163,7 +173,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       ...settings
     } = JSON.parse(row.settings) as RenderSettings & { preflight?: PreflightMode };
     const job = {
-      document: documentOf(row),
+      document: prepared.document as DesignDocument,
+      brandFamilies: prepared.brandFamilies,
       sizeIndex: creative.size_index,
       slideIndex: creative.slide_number ?? 0,
       format: format.type,
@@ -196,8 +207,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
     // The pool starts the budget when a thread takes the render: time waiting in line never counts against it.
+    let fontWarnings: string[] = [];
     try {
-      output = await render(row, creative, { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id) });
+      const prepared = await prepareFonts(row);
+      fontWarnings = prepared.warnings;
+      output = await render(row, creative, { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id) }, prepared);
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
@@ -244,8 +258,12 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       blobKey: key,
       bytes: size,
       renderMs,
-      // Each finding's sentence joins the HTML5 validator's advice; the findings themselves stay machine-readable.
-      warnings: [...(output.warnings ?? []), ...(output.findings ?? []).map((f) => `${f.code}: ${f.message}`)],
+      // Each finding's sentence joins the brand-font and HTML5 validator advice; the findings stay machine-readable.
+      warnings: [
+        ...fontWarnings,
+        ...(output.warnings ?? []),
+        ...(output.findings ?? []).map((f) => `${f.code}: ${f.message}`),
+      ],
       findings: output.findings,
       fallbackKey,
     });
