@@ -30,7 +30,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -51,7 +51,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -108,7 +108,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -129,7 +129,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -150,7 +150,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -207,7 +207,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -228,7 +228,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -282,7 +282,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -303,7 +303,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -321,6 +321,605 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/{token}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Comment threads and reviews of the design a share link shows */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description 128-bit random token (base64url) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                reviews: {
+                                    author: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    /** @enum {unknown} */
+                                    decision: "approved" | "changesRequested";
+                                    id: string;
+                                    text: string;
+                                }[];
+                                threads: {
+                                    /** @description The name the reviewer gave (plain text) */
+                                    author: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    id: string;
+                                    position: {
+                                        /** @description The size the comment is pinned to */
+                                        sizeHash: string;
+                                        /** @description px from the left of the size */
+                                        x: number;
+                                        /** @description px from the top of the size */
+                                        y: number;
+                                    } | null;
+                                    replies: {
+                                        author: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        createdAt: string;
+                                        id: string;
+                                        text: string;
+                                    }[];
+                                    resolved: boolean;
+                                    /** @description Plain text; never interpreted as HTML */
+                                    text: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Comment on a point of one size, or reply to a thread (plain text, rate limited per link) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description 128-bit random token (base64url) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        author: string;
+                        /**
+                         * Format: uuid
+                         * @description Reply to this thread
+                         */
+                        parentId?: string;
+                        position?: {
+                            /** @description The size the comment is pinned to */
+                            sizeHash: string;
+                            /** @description px from the left of the size */
+                            x: number;
+                            /** @description px from the top of the size */
+                            y: number;
+                        };
+                        text: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description The name the reviewer gave (plain text) */
+                                author: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                id: string;
+                                position: {
+                                    /** @description The size the comment is pinned to */
+                                    sizeHash: string;
+                                    /** @description px from the left of the size */
+                                    x: number;
+                                    /** @description px from the top of the size */
+                                    y: number;
+                                } | null;
+                                replies: {
+                                    author: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    id: string;
+                                    text: string;
+                                }[];
+                                resolved: boolean;
+                                /** @description Plain text; never interpreted as HTML */
+                                text: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNKNOWN_SIZE_HASH */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/{token}/comments/{commentId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve (or reopen) a thread */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    commentId: string;
+                    /** @description 128-bit random token (base64url) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        resolved: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @enum {string} */
+                                status: "success";
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/{token}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve the design or ask for changes */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description 128-bit random token (base64url) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        author: string;
+                        /** @enum {unknown} */
+                        decision: "approve" | "changes";
+                        text?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -375,7 +974,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -396,7 +995,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -417,7 +1016,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -491,7 +1090,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -512,7 +1111,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -533,7 +1132,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -610,7 +1209,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -631,7 +1230,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -652,7 +1251,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -737,7 +1336,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -758,7 +1357,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -779,7 +1378,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -800,7 +1399,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -869,7 +1468,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -890,7 +1489,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -911,7 +1510,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -932,7 +1531,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -953,7 +1552,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -974,7 +1573,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -995,7 +1594,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1016,7 +1615,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1070,7 +1669,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1091,7 +1690,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1112,7 +1711,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1133,7 +1732,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1154,7 +1753,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1170,6 +1769,952 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/invite/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whom an invite is for (refused once used or expired) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description One-time invite token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                email: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/invite/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a password with an invite, and sign in */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 10 to 200 characters; stored only as a scrypt hash */
+                        password: string;
+                        /** @description One-time invite token */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                csrfToken: string | null;
+                                user: {
+                                    email: string;
+                                    id: number;
+                                    name: string;
+                                    role: {
+                                        id: number;
+                                        name: string;
+                                    };
+                                    teamId: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password (sets the session cookie)
+         * @description Rate limited per account and per client address. The answer carries the CSRF token of the session.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                csrfToken: string | null;
+                                user: {
+                                    email: string;
+                                    id: number;
+                                    name: string;
+                                    role: {
+                                        id: number;
+                                        name: string;
+                                    };
+                                    teamId: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: INVALID_CREDENTIALS */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out (ends this session and clears its cookie) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @enum {string} */
+                                status: "success";
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: CSRF_REJECTED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logoutEverywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out everywhere (ends every session of the caller) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @enum {string} */
+                                status: "success";
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: CSRF_REJECTED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is signed in, and the CSRF token of the session (null for bearer tokens) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                csrfToken: string | null;
+                                user: {
+                                    email: string;
+                                    id: number;
+                                    name: string;
+                                    role: {
+                                        id: number;
+                                        name: string;
+                                    };
+                                    teamId: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1236,7 +2781,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1257,7 +2802,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1278,7 +2823,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1388,7 +2933,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1409,7 +2954,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1430,7 +2975,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1451,7 +2996,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1469,6 +3014,402 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/brandkit/{id}/fonts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the fonts of a brand kit
+         * @description Extension. One node per face, newest first (SPEC §4 paging).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The endCursor of the previous page */
+                    cursor?: string;
+                    /** @description Page size, default 20, at most 100 */
+                    limit?: number;
+                    orderBy?: "ID" | "NAME" | "CREATED_AT" | "UPDATED_AT";
+                    orderDirection?: "ASC" | "DESC";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                nodes: {
+                                    brandkitId: number;
+                                    /** @description SHA-256 of the stored file, hex */
+                                    checksum: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    createdBy: number;
+                                    /** @description False when OS/2 fsType forbids embedding (restricted, no subsetting or bitmap only): drawn in raster and video formats, refused by PDF and HTML5 exports */
+                                    embeddable: boolean;
+                                    /** @description From the font's name table (typographic family, else family) */
+                                    family: string;
+                                    fileName: string;
+                                    /**
+                                     * @description Of the uploaded file, by content
+                                     * @enum {unknown}
+                                     */
+                                    format: "ttf" | "otf" | "woff" | "woff2" | "ttc";
+                                    glyphCount: number;
+                                    /** @description The face's id: the seed's typography fontId */
+                                    id: number;
+                                    postscriptName: string | null;
+                                    /** @description Bytes of the stored file */
+                                    size: number;
+                                    /** @enum {unknown} */
+                                    style: "normal" | "italic";
+                                    /** @description As FONTVARIANT spells it: 400, 700italic … (OS/2 weight and style) */
+                                    variant: string;
+                                    variation: {
+                                        [key: string]: number;
+                                    } | null;
+                                    weight: number;
+                                }[];
+                                pageInfo: {
+                                    endCursor: string | null;
+                                    hasNextPage: boolean;
+                                };
+                                totalCount: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_CURSOR */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Upload font files to a brand kit (multipart/form-data)
+         * @description Extension. One or more `file` parts, each a font file. TTF, OTF, WOFF, WOFF2 and TrueType collections (each face becomes a font), recognised by content and checked with fontkit; 10 MB a file, 20 files a request. Family and variant come from the font's name and OS/2 tables; each named instance of a variable font is a variant. A file that cannot be used (not a font, damaged, too large, a face the kit already has, an unreachable or private link) is answered with its `error` and stores nothing; the other files are still stored. Needs the Editor role or a stronger one; a brand kit of another team is a 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description One entry per stored face (a collection or variable font gives several), or per failed source */
+                                fonts: (({
+                                    brandkitId: number;
+                                    /** @description SHA-256 of the stored file, hex */
+                                    checksum: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    createdBy: number;
+                                    /** @description False when OS/2 fsType forbids embedding (restricted, no subsetting or bitmap only): drawn in raster and video formats, refused by PDF and HTML5 exports */
+                                    embeddable: boolean;
+                                    /** @description From the font's name table (typographic family, else family) */
+                                    family: string;
+                                    fileName: string;
+                                    /**
+                                     * @description Of the uploaded file, by content
+                                     * @enum {unknown}
+                                     */
+                                    format: "ttf" | "otf" | "woff" | "woff2" | "ttc";
+                                    glyphCount: number;
+                                    /** @description The face's id: the seed's typography fontId */
+                                    id: number;
+                                    postscriptName: string | null;
+                                    /** @description Bytes of the stored file */
+                                    size: number;
+                                    /** @enum {unknown} */
+                                    style: "normal" | "italic";
+                                    /** @description As FONTVARIANT spells it: 400, 700italic … (OS/2 weight and style) */
+                                    variant: string;
+                                    variation: {
+                                        [key: string]: number;
+                                    } | null;
+                                    weight: number;
+                                } & {
+                                    source: string;
+                                }) | {
+                                    /** @description FONT_REJECTED or SOURCE_REJECTED */
+                                    code: string;
+                                    /** @description Why nothing of this file was stored */
+                                    error: string;
+                                    fileName: string;
+                                    /** @description The link, or the file name of a multipart part */
+                                    source: string;
+                                })[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1526,7 +3467,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1547,7 +3488,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1568,7 +3509,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1589,7 +3530,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1608,6 +3549,204 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/brandkit/fonts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a font of a brand kit
+         * @description Extension. Designs that use it are not changed: their text falls back to the default font and their exports say so in `warnings`. Needs the Editor role or a stronger one.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        brandkitId: number;
+                        fontId: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @enum {string} */
+                                status: "success";
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -1674,7 +3813,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1695,7 +3834,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1716,7 +3855,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1737,7 +3876,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1758,7 +3897,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1779,7 +3918,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1800,7 +3939,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1821,7 +3960,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1842,7 +3981,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1945,7 +4084,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1966,7 +4105,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1987,7 +4126,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2008,7 +4147,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2029,7 +4168,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2050,7 +4189,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2071,7 +4210,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2092,7 +4231,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2113,7 +4252,271 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/brandkit/uploadFonts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload fonts to a brand kit from public links
+         * @description Extension. Answers when every font is stored. TTF, OTF, WOFF, WOFF2 and TrueType collections (each face becomes a font), recognised by content and checked with fontkit; 10 MB a file, 20 files a request. Family and variant come from the font's name and OS/2 tables; each named instance of a variable font is a variant. A file that cannot be used (not a font, damaged, too large, a face the kit already has, an unreachable or private link) is answered with its `error` and stores nothing; the other files are still stored. Needs the Editor role or a stronger one; a brand kit of another team is a 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        brandkitId: number;
+                        /** @description Public direct links of font files (10 MB each at most) */
+                        sources: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description One entry per stored face (a collection or variable font gives several), or per failed source */
+                                fonts: (({
+                                    brandkitId: number;
+                                    /** @description SHA-256 of the stored file, hex */
+                                    checksum: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    createdBy: number;
+                                    /** @description False when OS/2 fsType forbids embedding (restricted, no subsetting or bitmap only): drawn in raster and video formats, refused by PDF and HTML5 exports */
+                                    embeddable: boolean;
+                                    /** @description From the font's name table (typographic family, else family) */
+                                    family: string;
+                                    fileName: string;
+                                    /**
+                                     * @description Of the uploaded file, by content
+                                     * @enum {unknown}
+                                     */
+                                    format: "ttf" | "otf" | "woff" | "woff2" | "ttc";
+                                    glyphCount: number;
+                                    /** @description The face's id: the seed's typography fontId */
+                                    id: number;
+                                    postscriptName: string | null;
+                                    /** @description Bytes of the stored file */
+                                    size: number;
+                                    /** @enum {unknown} */
+                                    style: "normal" | "italic";
+                                    /** @description As FONTVARIANT spells it: 400, 700italic … (OS/2 weight and style) */
+                                    variant: string;
+                                    variation: {
+                                        [key: string]: number;
+                                    } | null;
+                                    weight: number;
+                                } & {
+                                    source: string;
+                                }) | {
+                                    /** @description FONT_REJECTED or SOURCE_REJECTED */
+                                    code: string;
+                                    /** @description Why nothing of this file was stored */
+                                    error: string;
+                                    fileName: string;
+                                    /** @description The link, or the file name of a multipart part */
+                                    source: string;
+                                })[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2203,7 +4606,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2224,7 +4627,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2245,7 +4648,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2263,7 +4666,7 @@ export interface paths {
         };
         /**
          * Rename a brand kit
-         * @description Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.
+         * @description `typography` (extension) replaces the kit's typography entries; a `fontId` must be a brand font of the team (422 otherwise). Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.
          */
         put: {
             parameters: {
@@ -2277,6 +4680,15 @@ export interface paths {
                     "application/json": {
                         brandkitId: number;
                         name: string;
+                        /** @description Extension (issue 17): replaces the kit's typography; each fontId must be a brand font of the team */
+                        typography?: {
+                            fontId: number | null;
+                            fontName: string;
+                            fontSize: number;
+                            fontWeight: string;
+                            /** @description What the style is for, e.g. heading or body */
+                            type: string;
+                        }[];
                     };
                 };
             };
@@ -2320,7 +4732,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2341,7 +4753,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2362,7 +4774,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2383,7 +4795,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2404,7 +4816,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2425,7 +4837,28 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNPROCESSABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2446,7 +4879,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2503,7 +4936,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2524,7 +4957,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2545,7 +4978,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2566,7 +4999,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2587,7 +5020,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2608,7 +5041,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2629,7 +5062,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2650,7 +5083,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2735,7 +5168,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2756,7 +5189,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2777,7 +5210,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2798,7 +5231,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2819,7 +5252,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2840,7 +5273,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2861,7 +5294,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2938,7 +5371,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2959,7 +5392,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2980,7 +5413,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3001,7 +5434,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3061,7 +5494,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3082,7 +5515,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3103,7 +5536,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3124,7 +5557,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3145,7 +5578,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3166,7 +5599,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3187,7 +5620,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3245,7 +5678,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3266,7 +5699,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3287,7 +5720,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3308,7 +5741,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3329,7 +5762,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3350,7 +5783,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3371,7 +5804,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3392,7 +5825,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3466,7 +5899,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3487,7 +5920,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3508,7 +5941,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3529,7 +5962,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3550,7 +5983,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3571,7 +6004,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3592,7 +6025,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3613,7 +6046,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3881,7 +6314,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3902,7 +6335,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3923,7 +6356,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3944,7 +6377,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3965,7 +6398,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3986,7 +6419,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4007,7 +6440,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4028,7 +6461,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4049,7 +6482,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4345,7 +6778,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4366,7 +6799,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4387,7 +6820,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4408,7 +6841,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4429,7 +6862,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4450,7 +6883,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4471,7 +6904,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4492,7 +6925,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4513,7 +6946,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4534,7 +6967,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4734,7 +7167,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4755,7 +7188,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4776,7 +7209,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4797,7 +7230,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4894,7 +7327,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4915,7 +7348,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4936,7 +7369,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4957,7 +7390,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5038,7 +7471,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5059,7 +7492,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5080,7 +7513,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5101,7 +7534,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5122,7 +7555,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5143,7 +7576,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5164,7 +7597,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5185,7 +7618,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5266,7 +7699,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5287,7 +7720,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5308,7 +7741,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5329,7 +7762,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5350,7 +7783,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5371,7 +7804,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5392,7 +7825,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5413,7 +7846,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5434,7 +7867,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5490,7 +7923,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5511,7 +7944,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5532,7 +7965,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5553,7 +7986,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5574,7 +8007,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5595,7 +8028,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5616,7 +8049,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5668,6 +8101,11 @@ export interface paths {
                                 fontFamily: string;
                                 /** @description Scripts the family covers, e.g. latin, cyrillic */
                                 scripts: string[];
+                                /**
+                                 * @description A family uploaded to the team's brand kits (its scripts are not listed)
+                                 * @enum {boolean}
+                                 */
+                                team?: true;
                                 /** @description Weights with an optional italic, e.g. 400, 700italic */
                                 variants: string[];
                             }[];
@@ -5681,7 +8119,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5702,7 +8140,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5723,7 +8161,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5744,7 +8182,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5818,7 +8256,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5839,7 +8277,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5860,7 +8298,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5881,7 +8319,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5902,7 +8340,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5923,7 +8361,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5944,7 +8382,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5965,7 +8403,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5986,7 +8424,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6059,7 +8497,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6080,7 +8518,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6101,7 +8539,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6122,7 +8560,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6180,7 +8618,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6201,7 +8639,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6222,7 +8660,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6243,7 +8681,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6264,7 +8702,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6285,7 +8723,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6306,7 +8744,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6327,7 +8765,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6384,7 +8822,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6405,7 +8843,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6426,7 +8864,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6447,7 +8885,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6468,7 +8906,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6489,7 +8927,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6510,7 +8948,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6596,7 +9034,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6617,7 +9055,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6638,7 +9076,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6723,7 +9161,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6744,7 +9182,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6765,7 +9203,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6786,7 +9224,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6807,7 +9245,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6828,7 +9266,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6849,7 +9287,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6930,7 +9368,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6951,7 +9389,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6972,7 +9410,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6993,7 +9431,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7014,7 +9452,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7035,7 +9473,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7056,7 +9494,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7077,7 +9515,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7133,7 +9571,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7154,7 +9592,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7175,7 +9613,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7196,7 +9634,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7217,7 +9655,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7238,7 +9676,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7259,7 +9697,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7319,7 +9757,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7340,7 +9778,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7361,7 +9799,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7423,7 +9861,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7444,7 +9882,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7465,7 +9903,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7486,7 +9924,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7542,9 +9980,37 @@ export interface paths {
                         "application/json": {
                             response: {
                                 comments: {
-                                    /** @description Comment threads of the design; always empty in this version */
+                                    /** @description Comment threads reviewers wrote on the share pages of the design */
                                     threads: {
-                                        [key: string]: unknown;
+                                        /** @description The name the reviewer gave (plain text) */
+                                        author: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        createdAt: string;
+                                        id: string;
+                                        position: {
+                                            /** @description The size the comment is pinned to */
+                                            sizeHash: string;
+                                            /** @description px from the left of the size */
+                                            x: number;
+                                            /** @description px from the top of the size */
+                                            y: number;
+                                        } | null;
+                                        replies: {
+                                            author: string;
+                                            /**
+                                             * Format: date-time
+                                             * @description ISO 8601 UTC with milliseconds
+                                             */
+                                            createdAt: string;
+                                            id: string;
+                                            text: string;
+                                        }[];
+                                        resolved: boolean;
+                                        /** @description Plain text; never interpreted as HTML */
+                                        text: string;
                                     }[];
                                 };
                                 /** @description Public page (no authentication) that plays the design live, with a size switcher for sets */
@@ -7560,7 +10026,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7581,7 +10047,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7602,7 +10068,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7623,7 +10089,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7725,7 +10191,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7746,7 +10212,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7767,7 +10233,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7788,7 +10254,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7809,7 +10275,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7830,7 +10296,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7851,7 +10317,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7872,7 +10338,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7967,7 +10433,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7988,7 +10454,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8009,7 +10475,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8078,7 +10544,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8099,7 +10565,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8120,7 +10586,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8141,7 +10607,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8162,7 +10628,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8183,7 +10649,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8204,7 +10670,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8262,7 +10728,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8283,7 +10749,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8304,7 +10770,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8325,7 +10791,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8346,7 +10812,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8367,7 +10833,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8388,7 +10854,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8504,7 +10970,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8525,7 +10991,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8546,7 +11012,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8567,7 +11033,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8744,7 +11210,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8765,7 +11231,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8786,7 +11252,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8807,7 +11273,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8828,7 +11294,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8849,7 +11315,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8870,7 +11336,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8946,7 +11412,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8967,7 +11433,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8988,7 +11454,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9009,7 +11475,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9084,7 +11550,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9105,7 +11571,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9126,7 +11592,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9147,7 +11613,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9329,7 +11795,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9350,7 +11816,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9371,7 +11837,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9392,7 +11858,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9413,7 +11879,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9434,7 +11900,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9455,7 +11921,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9476,7 +11942,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9547,7 +12013,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9568,7 +12034,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9589,7 +12055,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9610,7 +12076,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9631,7 +12097,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9773,7 +12239,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9794,7 +12260,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9815,7 +12281,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9836,7 +12302,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9857,7 +12323,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9878,7 +12344,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9899,7 +12365,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9920,7 +12386,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9941,7 +12407,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10025,7 +12491,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10046,7 +12512,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10067,7 +12533,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10126,7 +12592,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10147,7 +12613,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10168,7 +12634,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10189,7 +12655,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10210,7 +12676,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10231,7 +12697,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10252,7 +12718,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10309,7 +12775,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10330,7 +12796,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10351,7 +12817,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10372,7 +12838,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10393,7 +12859,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10414,7 +12880,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10430,6 +12896,236 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time link for a team user to set a password
+         * @description The link expires after 7 days and works once; setting the password ends the user’s other sessions.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        userId: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                            /** @description One-time link where the user sets a password */
+                            inviteUrl: string;
+                            response: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                                /** @description One-time link where the user sets a password */
+                                inviteUrl: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN, CSRF_REJECTED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -10493,7 +13189,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10514,7 +13210,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10535,7 +13231,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10556,7 +13252,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10577,7 +13273,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10598,7 +13294,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10664,7 +13360,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10685,7 +13381,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10706,7 +13402,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10795,7 +13491,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10816,7 +13512,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10837,7 +13533,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10858,7 +13554,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10953,7 +13649,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10974,7 +13670,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10995,7 +13691,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11016,7 +13712,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11037,7 +13733,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11058,7 +13754,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11155,7 +13851,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11176,7 +13872,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11197,7 +13893,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11218,7 +13914,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11239,7 +13935,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11260,7 +13956,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11281,7 +13977,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11302,7 +13998,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11355,7 +14051,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11376,7 +14072,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11397,7 +14093,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11418,7 +14114,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11439,7 +14135,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11546,7 +14242,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11567,7 +14263,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11588,7 +14284,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11609,7 +14305,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11708,7 +14404,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11729,7 +14425,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11750,7 +14446,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11771,7 +14467,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11792,7 +14488,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11813,7 +14509,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11834,7 +14530,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11855,7 +14551,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11923,7 +14619,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11944,7 +14640,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11965,7 +14661,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11986,7 +14682,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12058,7 +14754,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12079,7 +14775,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12100,7 +14796,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12121,7 +14817,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12142,7 +14838,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12163,7 +14859,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12184,7 +14880,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
