@@ -8,14 +8,16 @@ import { createWebhookDeliveries } from './events/deliveries.js';
 import { html } from './formats/html5/index.js';
 import type { RenderPool } from './formats/pool.js';
 import { PREFLIGHT_FETCH_TIMEOUT_MS } from './formats/preflight/variant.js';
+import { jsonBodyParser } from './http/json-body.js';
 import { authPlugin } from './http/plugins/auth.js';
-import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
+import { clientErrors, errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
 import { createMetrics, type Metrics, metricsPlugin, queueDepthGauge } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
 import { sessionPlugin } from './http/plugins/session.js';
+import { strictRoutesPlugin } from './http/plugins/strict-routes.js';
 import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -153,11 +155,13 @@ function createServer(deps: AppDeps): { app: App; metrics: Metrics; isClosing: (
           )(config.trustProxy)
         : config.trustProxy,
     frameworkErrors,
+    clientErrorHandler: clientErrors,
   }).withTypeProvider() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON or nothing (SPEC §1): without a text/plain parser Fastify answers 415 for anything else.
   app.removeContentTypeParser('text/plain');
+  jsonBodyParser(app);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -178,7 +182,8 @@ function createServer(deps: AppDeps): { app: App; metrics: Metrics; isClosing: (
   });
   const metrics = createMetrics();
   requestIdPlugin(app);
-  errorHandlerPlugin(app);
+  const strictRoutes = strictRoutesPlugin(app);
+  errorHandlerPlugin(app, { allowedMethods: strictRoutes.allowedMethods });
   metricsPlugin(app, { metrics });
   return { app, metrics, isClosing: () => closing };
 }

@@ -35,8 +35,20 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: 'A request with this Idempotency-Key is still being processed; retry when it has finished.',
   },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    description: 'The path exists but not with this method; the Allow header lists the methods it serves.',
+  },
+  REQUEST_TIMEOUT: { status: 408, description: 'The request was not received completely in time.' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than 1 MiB.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body is not sent as application/json.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    description: 'The body is not sent as application/json, or in a charset other than UTF-8.',
+  },
+  REQUEST_TOO_LARGE: {
+    status: 431,
+    description: 'The request line or headers are larger than the server accepts (16 KiB); shorten the URL.',
+  },
   UNKNOWN_ELEMENT: { status: 422, description: 'No size of the design has an element of this name.' },
   ATTRIBUTE_NOT_APPLICABLE: { status: 422, description: 'The element type does not accept this change attribute.' },
   INVALID_ELEMENT_CHANGE: {

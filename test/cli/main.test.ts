@@ -107,6 +107,14 @@ describe('placard serve', () => {
     const demo = JSON.parse(fs.readFileSync(file, 'utf8'));
     assert.match(demo.clientId, /^[0-9a-f-]{36}$/);
     assert.ok(stdout().includes(demo.clientSecret), 'the secret is printed');
+    // One plain banner before the JSON log lines (issue 15): where to go and how to get a token, printed once.
+    const text = stdout();
+    const banner = text.indexOf('Placard — API at');
+    assert.ok(banner >= 0, 'the banner is printed');
+    assert.equal(text.indexOf('Placard — API at', banner + 1), -1, 'once');
+    assert.ok(banner < text.indexOf('Server listening'), 'before the listening log line');
+    assert.match(text, /docs at http:\/\/\S+\/docs/);
+    assert.match(text, /Get a token: {2}curl -s -X POST \S+\/v1\/auth\/token .* -d @\S+demo-credentials\.json/);
 
     const token = await fetch(`${url}/v1/auth/token`, {
       method: 'POST',
@@ -158,6 +166,7 @@ describe('placard serve', () => {
     const { child, url, stdout } = await serve(e.env);
     assert.equal((await fetch(`${url}/readyz`)).status, 200);
     assert.ok(!stdout().includes('Demo team created'));
+    assert.match(stdout(), /Get a token: {2}curl .* -d @\S+demo-credentials\.json/, 'the banner points at the file');
     assert.equal(fs.readFileSync(path.join(e.dataDir, 'demo-credentials.json'), 'utf8'), before);
     const { clientId, clientSecret } = JSON.parse(before);
     const token = await fetch(`${url}/v1/auth/token`, {
