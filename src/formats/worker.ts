@@ -1,7 +1,8 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { createAssetFetcher } from '../render/media/assets.js';
-import { requireEmbeddable, useBrandFamilies } from '../render/text/brand-fonts.js';
+// Aliased: not a React hook, whatever its name says to the linter.
+import { useBrandFamilies as registerBrandFamilies, requireEmbeddable } from '../render/text/brand-fonts.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
 import { type Finding, sortFindings } from './preflight/finding.js';
 import { preflightSize } from './preflight/preflight.js';
@@ -73,7 +74,7 @@ async function preflightOf(job: RenderJob): Promise<Finding[]> {
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
   let findings: Finding[] = [];
   try {
-    useBrandFamilies(job.brandFamilies);
+    registerBrandFamilies(job.brandFamilies);
     const { embedsFonts } = formatOf(job.format);
     if (embedsFonts) requireEmbeddable(job.brandFamilies, embedsFonts);
     // After the brand fonts: they are part of the font chain preflight measures.
