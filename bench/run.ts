@@ -9,6 +9,7 @@ import { benchFairness } from './fairness.bench.js';
 import { benchFonts } from './fonts.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
+import { benchPreflight } from './preflight.bench.js';
 import { benchRender } from './render.bench.js';
 import { benchScale } from './scale.bench.js';
 import { benchStudio } from './studio.bench.js';
@@ -21,6 +22,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   fonts: benchFonts,
   html5: benchHtml5,
   motion: benchMotion,
+  preflight: benchPreflight,
   render: benchRender,
   scale: benchScale,
   studio: benchStudio,

@@ -7,6 +7,7 @@ import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
 import { html } from './formats/html5/index.js';
 import type { RenderPool } from './formats/pool.js';
+import { PREFLIGHT_FETCH_TIMEOUT_MS } from './formats/preflight/variant.js';
 import { jsonBodyParser } from './http/json-body.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { clientErrors, errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
@@ -29,6 +30,7 @@ import { exportsRoutes } from './http/routes/exports.js';
 import { filesRoutes } from './http/routes/files.js';
 import { foldersRoutes } from './http/routes/folders.js';
 import { healthRoutes } from './http/routes/health.js';
+import { preflightRoutes } from './http/routes/preflight.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
 import { sessionRoutes } from './http/routes/sessions.js';
@@ -45,6 +47,7 @@ import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
 import { createFontFetcher, type FontFetcher } from './render/media/font-fetch.js';
+import { catalogueFonts } from './render/text/fonts.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
@@ -58,6 +61,7 @@ import { createDesignVersionService } from './services/design-version.service.js
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
 import { createFontService } from './services/font.service.js';
+import { createPreflightService } from './services/preflight.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createSessionService, type SessionService } from './services/session.service.js';
 import { createShareCommentService } from './services/share-comment.service.js';
@@ -357,6 +361,14 @@ async function serveApi(
     designs,
   });
   templatesRoutes(app, { designs, fonts });
+  preflightRoutes(app, {
+    preflight: createPreflightService({
+      designs,
+      fonts: catalogueFonts,
+      // Its own fetcher: preflight's short timeout, and a cache that makes a second check of a source free.
+      fetcher: createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, timeoutMs: PREFLIGHT_FETCH_TIMEOUT_MS }),
+    }),
+  });
   designVersionsRoutes(app, {
     versions: createDesignVersionService({
       db: db.kysely,

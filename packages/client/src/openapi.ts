@@ -30,7 +30,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -51,7 +51,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -108,7 +108,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -129,7 +129,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -150,7 +150,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -161,102 +161,6 @@ export interface paths {
                             /** @description What went wrong, naming the field and the rule */
                             error: string;
                             requestId: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/healthz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The process is alive */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/readyz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Every dependency is reachable */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks: {
-                                [key: string]: string;
-                            };
-                            /** @enum {string} */
-                            status: "ready" | "unavailable";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            checks: {
-                                [key: string]: string;
-                            };
-                            /** @enum {string} */
-                            status: "ready" | "unavailable";
                         };
                     };
                 };
@@ -303,7 +207,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -324,7 +228,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -378,7 +282,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -399,7 +303,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -417,6 +321,605 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/{token}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Comment threads and reviews of the design a share link shows */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description 128-bit random token (base64url) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                reviews: {
+                                    author: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    /** @enum {unknown} */
+                                    decision: "approved" | "changesRequested";
+                                    id: string;
+                                    text: string;
+                                }[];
+                                threads: {
+                                    /** @description The name the reviewer gave (plain text) */
+                                    author: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    id: string;
+                                    position: {
+                                        /** @description The size the comment is pinned to */
+                                        sizeHash: string;
+                                        /** @description px from the left of the size */
+                                        x: number;
+                                        /** @description px from the top of the size */
+                                        y: number;
+                                    } | null;
+                                    replies: {
+                                        author: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        createdAt: string;
+                                        id: string;
+                                        text: string;
+                                    }[];
+                                    resolved: boolean;
+                                    /** @description Plain text; never interpreted as HTML */
+                                    text: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Comment on a point of one size, or reply to a thread (plain text, rate limited per link) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description 128-bit random token (base64url) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        author: string;
+                        /**
+                         * Format: uuid
+                         * @description Reply to this thread
+                         */
+                        parentId?: string;
+                        position?: {
+                            /** @description The size the comment is pinned to */
+                            sizeHash: string;
+                            /** @description px from the left of the size */
+                            x: number;
+                            /** @description px from the top of the size */
+                            y: number;
+                        };
+                        text: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description The name the reviewer gave (plain text) */
+                                author: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                id: string;
+                                position: {
+                                    /** @description The size the comment is pinned to */
+                                    sizeHash: string;
+                                    /** @description px from the left of the size */
+                                    x: number;
+                                    /** @description px from the top of the size */
+                                    y: number;
+                                } | null;
+                                replies: {
+                                    author: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    id: string;
+                                    text: string;
+                                }[];
+                                resolved: boolean;
+                                /** @description Plain text; never interpreted as HTML */
+                                text: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNKNOWN_SIZE_HASH */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/{token}/comments/{commentId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve (or reopen) a thread */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    commentId: string;
+                    /** @description 128-bit random token (base64url) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        resolved: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @enum {string} */
+                                status: "success";
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/share/{token}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve the design or ask for changes */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description 128-bit random token (base64url) */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        author: string;
+                        /** @enum {unknown} */
+                        decision: "approve" | "changes";
+                        text?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -471,7 +974,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -492,7 +995,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -513,7 +1016,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -587,7 +1090,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -608,7 +1111,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -629,7 +1132,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -706,7 +1209,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -727,7 +1230,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -748,7 +1251,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -818,7 +1321,8 @@ export interface paths {
                                     userId: number;
                                 }[];
                                 pageInfo: {
-                                    endCursor: string | null;
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
                                     hasNextPage: boolean;
                                 };
                                 totalCount: number;
@@ -833,7 +1337,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -854,7 +1358,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -875,7 +1379,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -896,7 +1400,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -965,7 +1469,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -986,7 +1490,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1007,7 +1511,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1028,7 +1532,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1049,7 +1553,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1070,7 +1574,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1091,7 +1595,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1112,7 +1616,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1166,7 +1670,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1187,7 +1691,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1208,7 +1712,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1229,7 +1733,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1250,7 +1754,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1266,6 +1770,952 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/invite/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whom an invite is for (refused once used or expired) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description One-time invite token */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                email: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/invite/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a password with an invite, and sign in */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 10 to 200 characters; stored only as a scrypt hash */
+                        password: string;
+                        /** @description One-time invite token */
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                csrfToken: string | null;
+                                user: {
+                                    email: string;
+                                    id: number;
+                                    name: string;
+                                    role: {
+                                        id: number;
+                                        name: string;
+                                    };
+                                    teamId: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password (sets the session cookie)
+         * @description Rate limited per account and per client address. The answer carries the CSRF token of the session.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                csrfToken: string | null;
+                                user: {
+                                    email: string;
+                                    id: number;
+                                    name: string;
+                                    role: {
+                                        id: number;
+                                        name: string;
+                                    };
+                                    teamId: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: INVALID_CREDENTIALS */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out (ends this session and clears its cookie) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @enum {string} */
+                                status: "success";
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: CSRF_REJECTED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/logoutEverywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out everywhere (ends every session of the caller) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @enum {string} */
+                                status: "success";
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: CSRF_REJECTED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is signed in, and the CSRF token of the session (null for bearer tokens) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                csrfToken: string | null;
+                                user: {
+                                    email: string;
+                                    id: number;
+                                    name: string;
+                                    role: {
+                                        id: number;
+                                        name: string;
+                                    };
+                                    teamId: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1332,7 +2782,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1353,7 +2803,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1374,7 +2824,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1469,7 +2919,8 @@ export interface paths {
                                     width: number | null;
                                 }[];
                                 pageInfo: {
-                                    endCursor: string | null;
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
                                     hasNextPage: boolean;
                                 };
                                 totalCount: number;
@@ -1484,7 +2935,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1505,7 +2956,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1526,7 +2977,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1547,7 +2998,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1565,6 +3016,403 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/brandkit/{id}/fonts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the fonts of a brand kit
+         * @description Extension. One node per face, newest first (SPEC §4 paging).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The endCursor of the previous page */
+                    cursor?: string;
+                    /** @description Page size, default 20, at most 100 */
+                    limit?: number;
+                    orderBy?: "ID" | "NAME" | "CREATED_AT" | "UPDATED_AT";
+                    orderDirection?: "ASC" | "DESC";
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                nodes: {
+                                    brandkitId: number;
+                                    /** @description SHA-256 of the stored file, hex */
+                                    checksum: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    createdBy: number;
+                                    /** @description False when OS/2 fsType forbids embedding (restricted, no subsetting or bitmap only): drawn in raster and video formats, refused by PDF and HTML5 exports */
+                                    embeddable: boolean;
+                                    /** @description From the font's name table (typographic family, else family) */
+                                    family: string;
+                                    fileName: string;
+                                    /**
+                                     * @description Of the uploaded file, by content
+                                     * @enum {unknown}
+                                     */
+                                    format: "ttf" | "otf" | "woff" | "woff2" | "ttc";
+                                    glyphCount: number;
+                                    /** @description The face's id: the seed's typography fontId */
+                                    id: number;
+                                    postscriptName: string | null;
+                                    /** @description Bytes of the stored file */
+                                    size: number;
+                                    /** @enum {unknown} */
+                                    style: "normal" | "italic";
+                                    /** @description As FONTVARIANT spells it: 400, 700italic … (OS/2 weight and style) */
+                                    variant: string;
+                                    variation: {
+                                        [key: string]: number;
+                                    } | null;
+                                    weight: number;
+                                }[];
+                                pageInfo: {
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
+                                    hasNextPage: boolean;
+                                };
+                                totalCount: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_CURSOR */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Upload font files to a brand kit (multipart/form-data)
+         * @description Extension. One or more `file` parts, each a font file. TTF, OTF, WOFF, WOFF2 and TrueType collections (each face becomes a font), recognised by content and checked with fontkit; 10 MB a file, 20 files a request. Family and variant come from the font's name and OS/2 tables; each named instance of a variable font is a variant. A file that cannot be used (not a font, damaged, too large, a face the kit already has, an unreachable or private link) is answered with its `error` and stores nothing; the other files are still stored. Needs the Editor role or a stronger one; a brand kit of another team is a 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description One entry per stored face (a collection or variable font gives several), or per failed source */
+                                fonts: (({
+                                    brandkitId: number;
+                                    /** @description SHA-256 of the stored file, hex */
+                                    checksum: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    createdBy: number;
+                                    /** @description False when OS/2 fsType forbids embedding (restricted, no subsetting or bitmap only): drawn in raster and video formats, refused by PDF and HTML5 exports */
+                                    embeddable: boolean;
+                                    /** @description From the font's name table (typographic family, else family) */
+                                    family: string;
+                                    fileName: string;
+                                    /**
+                                     * @description Of the uploaded file, by content
+                                     * @enum {unknown}
+                                     */
+                                    format: "ttf" | "otf" | "woff" | "woff2" | "ttc";
+                                    glyphCount: number;
+                                    /** @description The face's id: the seed's typography fontId */
+                                    id: number;
+                                    postscriptName: string | null;
+                                    /** @description Bytes of the stored file */
+                                    size: number;
+                                    /** @enum {unknown} */
+                                    style: "normal" | "italic";
+                                    /** @description As FONTVARIANT spells it: 400, 700italic … (OS/2 weight and style) */
+                                    variant: string;
+                                    variation: {
+                                        [key: string]: number;
+                                    } | null;
+                                    weight: number;
+                                } & {
+                                    source: string;
+                                }) | {
+                                    /** @description FONT_REJECTED or SOURCE_REJECTED */
+                                    code: string;
+                                    /** @description Why nothing of this file was stored */
+                                    error: string;
+                                    fileName: string;
+                                    /** @description The link, or the file name of a multipart part */
+                                    source: string;
+                                })[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1622,7 +3470,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1643,7 +3491,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1664,7 +3512,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1685,7 +3533,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1704,6 +3552,204 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/brandkit/fonts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a font of a brand kit
+         * @description Extension. Designs that use it are not changed: their text falls back to the default font and their exports say so in `warnings`. Needs the Editor role or a stronger one.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        brandkitId: number;
+                        fontId: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @enum {string} */
+                                status: "success";
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -1770,7 +3816,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1791,7 +3837,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1812,7 +3858,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1833,7 +3879,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1854,7 +3900,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1875,7 +3921,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1896,7 +3942,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1917,7 +3963,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1938,7 +3984,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2041,7 +4087,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2062,7 +4108,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2083,7 +4129,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2104,7 +4150,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2125,7 +4171,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2146,7 +4192,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2167,7 +4213,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2188,7 +4234,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2209,7 +4255,271 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/brandkit/uploadFonts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload fonts to a brand kit from public links
+         * @description Extension. Answers when every font is stored. TTF, OTF, WOFF, WOFF2 and TrueType collections (each face becomes a font), recognised by content and checked with fontkit; 10 MB a file, 20 files a request. Family and variant come from the font's name and OS/2 tables; each named instance of a variable font is a variant. A file that cannot be used (not a font, damaged, too large, a face the kit already has, an unreachable or private link) is answered with its `error` and stores nothing; the other files are still stored. Needs the Editor role or a stronger one; a brand kit of another team is a 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        brandkitId: number;
+                        /** @description Public direct links of font files (10 MB each at most) */
+                        sources: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description One entry per stored face (a collection or variable font gives several), or per failed source */
+                                fonts: (({
+                                    brandkitId: number;
+                                    /** @description SHA-256 of the stored file, hex */
+                                    checksum: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    createdBy: number;
+                                    /** @description False when OS/2 fsType forbids embedding (restricted, no subsetting or bitmap only): drawn in raster and video formats, refused by PDF and HTML5 exports */
+                                    embeddable: boolean;
+                                    /** @description From the font's name table (typographic family, else family) */
+                                    family: string;
+                                    fileName: string;
+                                    /**
+                                     * @description Of the uploaded file, by content
+                                     * @enum {unknown}
+                                     */
+                                    format: "ttf" | "otf" | "woff" | "woff2" | "ttc";
+                                    glyphCount: number;
+                                    /** @description The face's id: the seed's typography fontId */
+                                    id: number;
+                                    postscriptName: string | null;
+                                    /** @description Bytes of the stored file */
+                                    size: number;
+                                    /** @enum {unknown} */
+                                    style: "normal" | "italic";
+                                    /** @description As FONTVARIANT spells it: 400, 700italic … (OS/2 weight and style) */
+                                    variant: string;
+                                    variation: {
+                                        [key: string]: number;
+                                    } | null;
+                                    weight: number;
+                                } & {
+                                    source: string;
+                                }) | {
+                                    /** @description FONT_REJECTED or SOURCE_REJECTED */
+                                    code: string;
+                                    /** @description Why nothing of this file was stored */
+                                    error: string;
+                                    fileName: string;
+                                    /** @description The link, or the file name of a multipart part */
+                                    source: string;
+                                })[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2284,7 +4594,8 @@ export interface paths {
                                     updatedAt: string;
                                 }[];
                                 pageInfo: {
-                                    endCursor: string | null;
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
                                     hasNextPage: boolean;
                                 };
                                 totalCount: number;
@@ -2299,7 +4610,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2320,7 +4631,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2341,7 +4652,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2359,7 +4670,7 @@ export interface paths {
         };
         /**
          * Rename a brand kit
-         * @description Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.
+         * @description `typography` (extension) replaces the kit's typography entries; a `fontId` must be a brand font of the team (422 otherwise). Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.
          */
         put: {
             parameters: {
@@ -2373,6 +4684,15 @@ export interface paths {
                     "application/json": {
                         brandkitId: number;
                         name: string;
+                        /** @description Extension (issue 17): replaces the kit's typography; each fontId must be a brand font of the team */
+                        typography?: {
+                            fontId: number | null;
+                            fontName: string;
+                            fontSize: number;
+                            fontWeight: string;
+                            /** @description What the style is for, e.g. heading or body */
+                            type: string;
+                        }[];
                     };
                 };
             };
@@ -2416,7 +4736,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2437,7 +4757,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2458,7 +4778,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2479,7 +4799,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2500,7 +4820,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2521,7 +4841,28 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNPROCESSABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2542,7 +4883,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2599,7 +4940,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2620,7 +4961,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2641,7 +4982,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2662,7 +5003,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2683,7 +5024,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2704,7 +5045,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2725,7 +5066,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2746,7 +5087,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2831,7 +5172,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2852,7 +5193,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2873,7 +5214,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2894,7 +5235,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2915,7 +5256,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2936,7 +5277,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2957,7 +5298,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3034,7 +5375,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3055,7 +5396,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3076,7 +5417,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3097,7 +5438,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3157,7 +5498,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3178,7 +5519,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3199,7 +5540,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3220,7 +5561,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3241,7 +5582,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3262,7 +5603,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3283,7 +5624,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3341,7 +5682,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3362,7 +5703,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3383,7 +5724,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3404,7 +5745,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3425,7 +5766,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3446,7 +5787,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3467,7 +5808,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3488,7 +5829,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3562,7 +5903,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3583,7 +5924,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3604,7 +5945,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3625,7 +5966,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3646,7 +5987,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3667,7 +6008,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3688,7 +6029,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3709,7 +6050,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3742,7 +6083,7 @@ export interface paths {
         put?: never;
         /**
          * Export an existing design
-         * @description Creates no design. An identical earlier request whose export completed answers that export again (header `X-Cache: HIT`). Types gif, mp4 and html answer 501 until this version renders them. 503 with Retry-After when the export queue is full.
+         * @description Creates no design. An identical earlier request whose export completed answers that export again (header `X-Cache: HIT`). Every type the schema admits is rendered (formats/registry.ts). 503 with Retry-After when the export queue is full.
          */
         post: {
             parameters: {
@@ -3765,10 +6106,10 @@ export interface paths {
                              * @description HTML
                              */
                             clickTagUrl?: string;
-                            /** @description HTML: convert custom fonts to SVG */
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
                             convertCustomFonts?: boolean;
                             /**
-                             * @description GIF
+                             * @description GIF: default highQuality
                              * @enum {unknown}
                              */
                             gifPreset?: "highQuality" | "optimized" | "static";
@@ -3776,24 +6117,29 @@ export interface paths {
                             includeFallbackImage?: boolean;
                             /** @description HTML */
                             minifyHtml?: boolean;
-                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml) */
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
                             networkId?: number;
                             /**
-                             * @description PDF
+                             * @description PDF: default PDF_STANDARD
                              * @enum {unknown}
                              */
                             pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
-                            /** @description HTML: 60 low, 80 medium, 90 high, 100 uncompressed; any other value is custom */
+                            /**
+                             * @description Every type: off (no checks), warn (default: each creative lists its findings), fail (a file with an error finding is not made; it fails with PREFLIGHT_FAILED)
+                             * @enum {unknown}
+                             */
+                            preflight?: "off" | "warn" | "fail";
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
                             quality?: number;
                             /** @description HTML: also save retina images */
                             retina?: boolean;
                             /** @description HTML: exclude non-retina images from the zip */
                             retinaOnly?: boolean;
-                            /** @description JPG, WEBP, PNG: scale factor; scale × side must stay within 16,000 px */
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
                             scale?: number;
-                            /** @description PDF: slides to export, counting from 0 */
+                            /** @description PDF: slides to export, counting from 0; default every slide */
                             slide?: number[];
-                            /** @description MP4: frame rate */
+                            /** @description MP4: frame rate, default 30 */
                             targetFPS?: number;
                             /**
                              * @description HTML
@@ -3803,7 +6149,7 @@ export interface paths {
                             /** @description HTML */
                             useAsClickTag?: boolean;
                         };
-                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
+                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, avif, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
                         type: string;
                         /**
                          * Format: uri
@@ -3836,17 +6182,48 @@ export interface paths {
                                          * @description Extension (HTML5): the backup JPG for networks that want it beside the zip (IAB, CM360, TTD)
                                          */
                                         fallbackUrl?: string;
+                                        /** @description Extension: what preflight found for this file (docs/preflight.md); absent when nothing, or exportSettings.preflight is off */
+                                        findings?: {
+                                            /**
+                                             * @description Stable identifier of the check (docs/preflight.md)
+                                             * @enum {unknown}
+                                             */
+                                            code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                            /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                            details: {
+                                                [key: string]: unknown;
+                                            };
+                                            /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                            elementName: string | null;
+                                            /** @description A sentence for people: what is wrong, measured, and what to change */
+                                            message: string;
+                                            /**
+                                             * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                             * @enum {unknown}
+                                             */
+                                            severity: "error" | "warning" | "info";
+                                            /** @description The size, by the hash the template knows it by */
+                                            sizeHash: string;
+                                            sizeName: string;
+                                            /** @description The slide, counting from 0 */
+                                            slideNumber: number;
+                                        }[];
                                         /** Format: uuid */
                                         id: string;
                                         /** @description Extension: how far the file is made, 0..1 (moves while an MP4 or GIF renders; 1 once settled) */
                                         progress: number;
                                         /**
-                                         * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                         * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                          * @enum {unknown}
                                          */
-                                        status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                        stage: "queued" | "rendering" | "storing" | "done";
+                                        /**
+                                         * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                         * @enum {unknown}
+                                         */
+                                        status: "pending" | "complete" | "completeWithError" | "failed";
                                         url: string | null;
-                                        /** @description Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB' */
+                                        /** @description Extension: advice about the file — the HTML5 package validator's ('weight: zip is 170 KB, Google Ads allows 150 KB') and each preflight finding's sentence ('TEXT_OVERFLOW: …') */
                                         warnings?: string[];
                                     } | {
                                         creatives: {
@@ -3855,6 +6232,32 @@ export interface paths {
                                              * @description Extension (HTML5): the backup JPG for networks that want it beside the zip (IAB, CM360, TTD)
                                              */
                                             fallbackUrl?: string;
+                                            /** @description Extension: what preflight found for this file (docs/preflight.md); absent when nothing, or exportSettings.preflight is off */
+                                            findings?: {
+                                                /**
+                                                 * @description Stable identifier of the check (docs/preflight.md)
+                                                 * @enum {unknown}
+                                                 */
+                                                code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                                /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                                details: {
+                                                    [key: string]: unknown;
+                                                };
+                                                /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                                elementName: string | null;
+                                                /** @description A sentence for people: what is wrong, measured, and what to change */
+                                                message: string;
+                                                /**
+                                                 * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                                 * @enum {unknown}
+                                                 */
+                                                severity: "error" | "warning" | "info";
+                                                /** @description The size, by the hash the template knows it by */
+                                                sizeHash: string;
+                                                sizeName: string;
+                                                /** @description The slide, counting from 0 */
+                                                slideNumber: number;
+                                            }[];
                                             /** Format: uuid */
                                             id: string;
                                             /** @description Extension: how far the file is made, 0..1 (moves while an MP4 or GIF renders; 1 once settled) */
@@ -3867,12 +6270,17 @@ export interface paths {
                                             };
                                             slideNumber: number | null;
                                             /**
-                                             * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                             * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                              * @enum {unknown}
                                              */
-                                            status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                            stage: "queued" | "rendering" | "storing" | "done";
+                                            /**
+                                             * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                             * @enum {unknown}
+                                             */
+                                            status: "pending" | "complete" | "completeWithError" | "failed";
                                             url: string | null;
-                                            /** @description Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB' */
+                                            /** @description Extension: advice about the file — the HTML5 package validator's ('weight: zip is 170 KB, Google Ads allows 150 KB') and each preflight finding's sentence ('TEXT_OVERFLOW: …') */
                                             warnings?: string[];
                                         }[];
                                         zipUrl: string | null;
@@ -3900,10 +6308,15 @@ export interface paths {
                                     /** @description Extension: the mean progress of the files, 0..1 */
                                     progress: number;
                                     /**
-                                     * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                     * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                      * @enum {unknown}
                                      */
-                                    status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                    stage: "queued" | "rendering" | "storing" | "done";
+                                    /**
+                                     * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                     * @enum {unknown}
+                                     */
+                                    status: "pending" | "complete" | "completeWithError" | "failed";
                                     /** @description Extension: the design exported (templateHash or creativeHash) */
                                     templateHash: string;
                                     /** @description The export type that was requested */
@@ -3920,7 +6333,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3941,7 +6354,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3962,7 +6375,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3983,7 +6396,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4004,7 +6417,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4025,7 +6438,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4046,7 +6459,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4067,28 +6480,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
-                            code: string;
-                            details?: {
-                                in?: string;
-                                message: string;
-                                /** @description JSON pointer of the field */
-                                path: string;
-                            }[];
-                            /** @description What went wrong, naming the field and the rule */
-                            error: string;
-                            requestId: string;
-                        };
-                    };
-                };
-                /** @description Not implemented yet: NOT_IMPLEMENTED */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4109,7 +6501,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4178,10 +6570,10 @@ export interface paths {
                              * @description HTML
                              */
                             clickTagUrl?: string;
-                            /** @description HTML: convert custom fonts to SVG */
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
                             convertCustomFonts?: boolean;
                             /**
-                             * @description GIF
+                             * @description GIF: default highQuality
                              * @enum {unknown}
                              */
                             gifPreset?: "highQuality" | "optimized" | "static";
@@ -4189,24 +6581,29 @@ export interface paths {
                             includeFallbackImage?: boolean;
                             /** @description HTML */
                             minifyHtml?: boolean;
-                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml) */
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
                             networkId?: number;
                             /**
-                             * @description PDF
+                             * @description PDF: default PDF_STANDARD
                              * @enum {unknown}
                              */
                             pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
-                            /** @description HTML: 60 low, 80 medium, 90 high, 100 uncompressed; any other value is custom */
+                            /**
+                             * @description Every type: off (no checks), warn (default: each creative lists its findings), fail (a file with an error finding is not made; it fails with PREFLIGHT_FAILED)
+                             * @enum {unknown}
+                             */
+                            preflight?: "off" | "warn" | "fail";
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
                             quality?: number;
                             /** @description HTML: also save retina images */
                             retina?: boolean;
                             /** @description HTML: exclude non-retina images from the zip */
                             retinaOnly?: boolean;
-                            /** @description JPG, WEBP, PNG: scale factor; scale × side must stay within 16,000 px */
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
                             scale?: number;
-                            /** @description PDF: slides to export, counting from 0 */
+                            /** @description PDF: slides to export, counting from 0; default every slide */
                             slide?: number[];
-                            /** @description MP4: frame rate */
+                            /** @description MP4: frame rate, default 30 */
                             targetFPS?: number;
                             /**
                              * @description HTML
@@ -4231,7 +6628,7 @@ export interface paths {
                         };
                         /** @description Design hash: 7 lowercase letters or digits */
                         templateHash: string;
-                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
+                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, avif, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
                         type: string;
                         /**
                          * Format: uri
@@ -4264,17 +6661,48 @@ export interface paths {
                                          * @description Extension (HTML5): the backup JPG for networks that want it beside the zip (IAB, CM360, TTD)
                                          */
                                         fallbackUrl?: string;
+                                        /** @description Extension: what preflight found for this file (docs/preflight.md); absent when nothing, or exportSettings.preflight is off */
+                                        findings?: {
+                                            /**
+                                             * @description Stable identifier of the check (docs/preflight.md)
+                                             * @enum {unknown}
+                                             */
+                                            code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                            /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                            details: {
+                                                [key: string]: unknown;
+                                            };
+                                            /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                            elementName: string | null;
+                                            /** @description A sentence for people: what is wrong, measured, and what to change */
+                                            message: string;
+                                            /**
+                                             * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                             * @enum {unknown}
+                                             */
+                                            severity: "error" | "warning" | "info";
+                                            /** @description The size, by the hash the template knows it by */
+                                            sizeHash: string;
+                                            sizeName: string;
+                                            /** @description The slide, counting from 0 */
+                                            slideNumber: number;
+                                        }[];
                                         /** Format: uuid */
                                         id: string;
                                         /** @description Extension: how far the file is made, 0..1 (moves while an MP4 or GIF renders; 1 once settled) */
                                         progress: number;
                                         /**
-                                         * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                         * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                          * @enum {unknown}
                                          */
-                                        status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                        stage: "queued" | "rendering" | "storing" | "done";
+                                        /**
+                                         * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                         * @enum {unknown}
+                                         */
+                                        status: "pending" | "complete" | "completeWithError" | "failed";
                                         url: string | null;
-                                        /** @description Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB' */
+                                        /** @description Extension: advice about the file — the HTML5 package validator's ('weight: zip is 170 KB, Google Ads allows 150 KB') and each preflight finding's sentence ('TEXT_OVERFLOW: …') */
                                         warnings?: string[];
                                     } | {
                                         creatives: {
@@ -4283,6 +6711,32 @@ export interface paths {
                                              * @description Extension (HTML5): the backup JPG for networks that want it beside the zip (IAB, CM360, TTD)
                                              */
                                             fallbackUrl?: string;
+                                            /** @description Extension: what preflight found for this file (docs/preflight.md); absent when nothing, or exportSettings.preflight is off */
+                                            findings?: {
+                                                /**
+                                                 * @description Stable identifier of the check (docs/preflight.md)
+                                                 * @enum {unknown}
+                                                 */
+                                                code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                                /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                                details: {
+                                                    [key: string]: unknown;
+                                                };
+                                                /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                                elementName: string | null;
+                                                /** @description A sentence for people: what is wrong, measured, and what to change */
+                                                message: string;
+                                                /**
+                                                 * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                                 * @enum {unknown}
+                                                 */
+                                                severity: "error" | "warning" | "info";
+                                                /** @description The size, by the hash the template knows it by */
+                                                sizeHash: string;
+                                                sizeName: string;
+                                                /** @description The slide, counting from 0 */
+                                                slideNumber: number;
+                                            }[];
                                             /** Format: uuid */
                                             id: string;
                                             /** @description Extension: how far the file is made, 0..1 (moves while an MP4 or GIF renders; 1 once settled) */
@@ -4295,12 +6749,17 @@ export interface paths {
                                             };
                                             slideNumber: number | null;
                                             /**
-                                             * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                             * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                              * @enum {unknown}
                                              */
-                                            status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                            stage: "queued" | "rendering" | "storing" | "done";
+                                            /**
+                                             * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                             * @enum {unknown}
+                                             */
+                                            status: "pending" | "complete" | "completeWithError" | "failed";
                                             url: string | null;
-                                            /** @description Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB' */
+                                            /** @description Extension: advice about the file — the HTML5 package validator's ('weight: zip is 170 KB, Google Ads allows 150 KB') and each preflight finding's sentence ('TEXT_OVERFLOW: …') */
                                             warnings?: string[];
                                         }[];
                                         zipUrl: string | null;
@@ -4328,10 +6787,15 @@ export interface paths {
                                     /** @description Extension: the mean progress of the files, 0..1 */
                                     progress: number;
                                     /**
-                                     * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                     * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                      * @enum {unknown}
                                      */
-                                    status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                    stage: "queued" | "rendering" | "storing" | "done";
+                                    /**
+                                     * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                     * @enum {unknown}
+                                     */
+                                    status: "pending" | "complete" | "completeWithError" | "failed";
                                     /** @description Extension: the design exported (templateHash or creativeHash) */
                                     templateHash: string;
                                     /** @description The export type that was requested */
@@ -4348,7 +6812,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4369,7 +6833,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4390,7 +6854,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4411,7 +6875,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4432,7 +6896,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4453,7 +6917,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4474,7 +6938,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4495,7 +6959,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4516,28 +6980,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
-                            code: string;
-                            details?: {
-                                in?: string;
-                                message: string;
-                                /** @description JSON pointer of the field */
-                                path: string;
-                            }[];
-                            /** @description What went wrong, naming the field and the rule */
-                            error: string;
-                            requestId: string;
-                        };
-                    };
-                };
-                /** @description Not implemented yet: NOT_IMPLEMENTED */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4558,7 +7001,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4623,17 +7066,48 @@ export interface paths {
                                      * @description Extension (HTML5): the backup JPG for networks that want it beside the zip (IAB, CM360, TTD)
                                      */
                                     fallbackUrl?: string;
+                                    /** @description Extension: what preflight found for this file (docs/preflight.md); absent when nothing, or exportSettings.preflight is off */
+                                    findings?: {
+                                        /**
+                                         * @description Stable identifier of the check (docs/preflight.md)
+                                         * @enum {unknown}
+                                         */
+                                        code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                        /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                        details: {
+                                            [key: string]: unknown;
+                                        };
+                                        /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                        elementName: string | null;
+                                        /** @description A sentence for people: what is wrong, measured, and what to change */
+                                        message: string;
+                                        /**
+                                         * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                         * @enum {unknown}
+                                         */
+                                        severity: "error" | "warning" | "info";
+                                        /** @description The size, by the hash the template knows it by */
+                                        sizeHash: string;
+                                        sizeName: string;
+                                        /** @description The slide, counting from 0 */
+                                        slideNumber: number;
+                                    }[];
                                     /** Format: uuid */
                                     id: string;
                                     /** @description Extension: how far the file is made, 0..1 (moves while an MP4 or GIF renders; 1 once settled) */
                                     progress: number;
                                     /**
-                                     * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                     * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                      * @enum {unknown}
                                      */
-                                    status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                    stage: "queued" | "rendering" | "storing" | "done";
+                                    /**
+                                     * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                     * @enum {unknown}
+                                     */
+                                    status: "pending" | "complete" | "completeWithError" | "failed";
                                     url: string | null;
-                                    /** @description Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB' */
+                                    /** @description Extension: advice about the file — the HTML5 package validator's ('weight: zip is 170 KB, Google Ads allows 150 KB') and each preflight finding's sentence ('TEXT_OVERFLOW: …') */
                                     warnings?: string[];
                                 } | {
                                     creatives: {
@@ -4642,6 +7116,32 @@ export interface paths {
                                          * @description Extension (HTML5): the backup JPG for networks that want it beside the zip (IAB, CM360, TTD)
                                          */
                                         fallbackUrl?: string;
+                                        /** @description Extension: what preflight found for this file (docs/preflight.md); absent when nothing, or exportSettings.preflight is off */
+                                        findings?: {
+                                            /**
+                                             * @description Stable identifier of the check (docs/preflight.md)
+                                             * @enum {unknown}
+                                             */
+                                            code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                            /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                            details: {
+                                                [key: string]: unknown;
+                                            };
+                                            /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                            elementName: string | null;
+                                            /** @description A sentence for people: what is wrong, measured, and what to change */
+                                            message: string;
+                                            /**
+                                             * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                             * @enum {unknown}
+                                             */
+                                            severity: "error" | "warning" | "info";
+                                            /** @description The size, by the hash the template knows it by */
+                                            sizeHash: string;
+                                            sizeName: string;
+                                            /** @description The slide, counting from 0 */
+                                            slideNumber: number;
+                                        }[];
                                         /** Format: uuid */
                                         id: string;
                                         /** @description Extension: how far the file is made, 0..1 (moves while an MP4 or GIF renders; 1 once settled) */
@@ -4654,12 +7154,17 @@ export interface paths {
                                         };
                                         slideNumber: number | null;
                                         /**
-                                         * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                         * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                          * @enum {unknown}
                                          */
-                                        status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                        stage: "queued" | "rendering" | "storing" | "done";
+                                        /**
+                                         * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                         * @enum {unknown}
+                                         */
+                                        status: "pending" | "complete" | "completeWithError" | "failed";
                                         url: string | null;
-                                        /** @description Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB' */
+                                        /** @description Extension: advice about the file — the HTML5 package validator's ('weight: zip is 170 KB, Google Ads allows 150 KB') and each preflight finding's sentence ('TEXT_OVERFLOW: …') */
                                         warnings?: string[];
                                     }[];
                                     zipUrl: string | null;
@@ -4687,10 +7192,15 @@ export interface paths {
                                 /** @description Extension: the mean progress of the files, 0..1 */
                                 progress: number;
                                 /**
-                                 * @description pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.
+                                 * @description Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being made) → done (status is final). `status` stays pending until done.
                                  * @enum {unknown}
                                  */
-                                status: "pending" | "inProgress" | "complete" | "completeWithError" | "failed";
+                                stage: "queued" | "rendering" | "storing" | "done";
+                                /**
+                                 * @description pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.
+                                 * @enum {unknown}
+                                 */
+                                status: "pending" | "complete" | "completeWithError" | "failed";
                                 /** @description Extension: the design exported (templateHash or creativeHash) */
                                 templateHash: string;
                                 /** @description The export type that was requested */
@@ -4706,7 +7216,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4727,7 +7237,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4748,7 +7258,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4769,7 +7279,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4866,7 +7376,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4887,7 +7397,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4908,7 +7418,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4929,7 +7439,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5010,7 +7520,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5031,7 +7541,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5052,7 +7562,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5073,7 +7583,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5094,7 +7604,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5115,7 +7625,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5136,7 +7646,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5157,7 +7667,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5238,7 +7748,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5259,7 +7769,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5280,7 +7790,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5301,7 +7811,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5322,7 +7832,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5343,7 +7853,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5364,7 +7874,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5385,7 +7895,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5406,7 +7916,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5462,7 +7972,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5483,7 +7993,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5504,7 +8014,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5525,7 +8035,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5546,7 +8056,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5567,7 +8077,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5588,7 +8098,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5640,6 +8150,11 @@ export interface paths {
                                 fontFamily: string;
                                 /** @description Scripts the family covers, e.g. latin, cyrillic */
                                 scripts: string[];
+                                /**
+                                 * @description A family uploaded to the team's brand kits (its scripts are not listed)
+                                 * @enum {boolean}
+                                 */
+                                team?: true;
                                 /** @description Weights with an optional italic, e.g. 400, 700italic */
                                 variants: string[];
                             }[];
@@ -5653,7 +8168,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5674,7 +8189,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5695,7 +8210,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5716,7 +8231,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5790,7 +8305,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5811,7 +8326,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5832,7 +8347,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5853,7 +8368,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5874,7 +8389,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5895,7 +8410,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5916,7 +8431,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5937,7 +8452,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5958,7 +8473,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6031,7 +8546,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6052,7 +8567,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6073,7 +8588,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6094,7 +8609,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6152,7 +8667,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6173,7 +8688,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6194,7 +8709,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6215,7 +8730,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6236,7 +8751,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6257,7 +8772,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6278,7 +8793,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6299,7 +8814,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6356,7 +8871,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6377,7 +8892,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6398,7 +8913,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6419,7 +8934,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6440,7 +8955,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6461,7 +8976,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6482,7 +8997,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6553,7 +9068,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 pageInfo: {
-                                    endCursor: string | null;
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
                                     hasNextPage: boolean;
                                 };
                                 totalCount: number;
@@ -6568,7 +9084,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6589,7 +9105,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6610,7 +9126,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6695,7 +9211,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6716,7 +9232,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6737,7 +9253,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6758,7 +9274,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6779,7 +9295,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6800,7 +9316,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6821,7 +9337,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6902,7 +9418,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6923,7 +9439,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6944,7 +9460,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6965,7 +9481,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6986,7 +9502,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7007,7 +9523,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7028,7 +9544,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7049,7 +9565,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7105,7 +9621,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7126,7 +9642,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7147,7 +9663,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7168,7 +9684,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7189,7 +9705,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7210,7 +9726,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7231,7 +9747,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7291,7 +9807,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7312,7 +9828,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7333,7 +9849,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7395,7 +9911,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7416,7 +9932,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7437,7 +9953,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7458,7 +9974,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7514,9 +10030,37 @@ export interface paths {
                         "application/json": {
                             response: {
                                 comments: {
-                                    /** @description Comment threads of the design; always empty in this version */
+                                    /** @description Comment threads reviewers wrote on the share pages of the design */
                                     threads: {
-                                        [key: string]: unknown;
+                                        /** @description The name the reviewer gave (plain text) */
+                                        author: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        createdAt: string;
+                                        id: string;
+                                        position: {
+                                            /** @description The size the comment is pinned to */
+                                            sizeHash: string;
+                                            /** @description px from the left of the size */
+                                            x: number;
+                                            /** @description px from the top of the size */
+                                            y: number;
+                                        } | null;
+                                        replies: {
+                                            author: string;
+                                            /**
+                                             * Format: date-time
+                                             * @description ISO 8601 UTC with milliseconds
+                                             */
+                                            createdAt: string;
+                                            id: string;
+                                            text: string;
+                                        }[];
+                                        resolved: boolean;
+                                        /** @description Plain text; never interpreted as HTML */
+                                        text: string;
                                     }[];
                                 };
                                 /** @description Public page (no authentication) that plays the design live, with a size switcher for sets */
@@ -7532,7 +10076,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7553,7 +10097,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7574,7 +10118,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7595,7 +10139,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7697,7 +10241,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7718,7 +10262,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7739,7 +10283,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7760,7 +10304,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7781,7 +10325,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7802,7 +10346,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7823,7 +10367,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7844,7 +10388,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7924,7 +10468,8 @@ export interface paths {
                                     thumbUrl: string | null;
                                 }[];
                                 pageInfo: {
-                                    endCursor: string | null;
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
                                     hasNextPage: boolean;
                                 };
                                 totalCount: number;
@@ -7939,7 +10484,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7960,7 +10505,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7981,7 +10526,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8050,7 +10595,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8071,7 +10616,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8092,7 +10637,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8113,7 +10658,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8134,7 +10679,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8155,7 +10700,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8176,7 +10721,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8234,7 +10779,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8255,7 +10800,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8276,7 +10821,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8297,7 +10842,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8318,7 +10863,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8339,7 +10884,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8360,7 +10905,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8476,7 +11021,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8497,7 +11042,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8518,7 +11063,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8539,7 +11084,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8716,7 +11261,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8737,7 +11282,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8758,7 +11303,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8779,7 +11324,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8800,7 +11345,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8821,7 +11366,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8842,7 +11387,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8918,7 +11463,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8939,7 +11484,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8960,7 +11505,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8981,7 +11526,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9056,7 +11601,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9077,7 +11622,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9098,7 +11643,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9119,7 +11664,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9137,6 +11682,333 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/templates/{templateHash}/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a variant before exporting it: overflow, missing glyphs, low resolution, contrast
+         * @description Extension (docs/preflight.md). Takes the body of an export with changes and answers what each size of the variant would get wrong, from the same layout, font and media code the renderer uses; renders nothing and creates nothing. Codes: `TEXT_OVERFLOW` (error), `TEXT_SHRUNK` (warning), `TEXT_TRUNCATED` (warning), `MISSING_GLYPHS` (error), `FONT_FALLBACK` (info), `LOW_RESOLUTION_IMAGE` (warning), `SOURCE_UNREACHABLE` (error), `SOURCE_REJECTED` (error), `OUTSIDE_CANVAS` (warning), `LOW_CONTRAST` (warning), `HTML5_WEIGHT` (warning). Media of SOURCE changes are fetched through the guarded fetcher with a 5 s timeout and cached; one that cannot be used is a finding, not an error of the request.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Design hash: 7 lowercase letters or digits */
+                    templateHash: string;
+                };
+                cookie?: never;
+            };
+            /** @description The body of POST /v1/export-with-changes, without webhookUrl and generalSettings */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Only these sizes are checked (as exportSettings.allowedSizeHashesOnly); default every size */
+                        allowedSizeHashesOnly?: string[];
+                        /** @description Changes of named elements, applied in request order; at most 500 entries */
+                        elementsChanges?: {
+                            /** @description Applied in order; at most 50 */
+                            changes: {
+                                /**
+                                 * @description What to change; which element types accept which attribute is in SPEC §5
+                                 * @enum {unknown}
+                                 */
+                                attribute: "LABEL" | "SOURCE" | "CODE" | "VISIBILITY" | "FONTVARIANT" | "TEXTMARKDOWN" | "TEXTCOLOR" | "BGCOLOR" | "SVGCOLORS" | "LINEHEIGHT" | "LETTERSPACING" | "FONTFAMILY";
+                                /** @description The new value, always a string. Its rule depends on the attribute (LABEL up to 10,000 characters, CODE up to 64 KiB, VISIBILITY `true` or `false`, TEXTCOLOR/BGCOLOR hex, LINEHEIGHT 0.5..5, LETTERSPACING -50..200 px, …); a value that breaks it is a 422 INVALID_ELEMENT_CHANGE */
+                                value: string;
+                            }[];
+                            /** @description Name of the element; the change applies to it in every size of the set that has it */
+                            elementName: string;
+                        }[];
+                        /** @description Settings of the export; a setting that does not apply to the type is ignored, one out of its domain is a 400 */
+                        exportSettings?: {
+                            /** @description Design sets: only these sizes are generated (an unknown hash is a 422 UNKNOWN_SIZE_HASH) */
+                            allowedSizeHashesOnly?: string[];
+                            /**
+                             * Format: uri
+                             * @description HTML
+                             */
+                            clickTagUrl?: string;
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
+                            convertCustomFonts?: boolean;
+                            /**
+                             * @description GIF: default highQuality
+                             * @enum {unknown}
+                             */
+                            gifPreset?: "highQuality" | "optimized" | "static";
+                            /** @description HTML: add a JPG fallback image to the zip */
+                            includeFallbackImage?: boolean;
+                            /** @description HTML */
+                            minifyHtml?: boolean;
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
+                            networkId?: number;
+                            /**
+                             * @description PDF: default PDF_STANDARD
+                             * @enum {unknown}
+                             */
+                            pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
+                            /**
+                             * @description Every type: off (no checks), warn (default: each creative lists its findings), fail (a file with an error finding is not made; it fails with PREFLIGHT_FAILED)
+                             * @enum {unknown}
+                             */
+                            preflight?: "off" | "warn" | "fail";
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
+                            quality?: number;
+                            /** @description HTML: also save retina images */
+                            retina?: boolean;
+                            /** @description HTML: exclude non-retina images from the zip */
+                            retinaOnly?: boolean;
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
+                            scale?: number;
+                            /** @description PDF: slides to export, counting from 0; default every slide */
+                            slide?: number[];
+                            /** @description MP4: frame rate, default 30 */
+                            targetFPS?: number;
+                            /**
+                             * @description HTML
+                             * @enum {unknown}
+                             */
+                            urlTarget?: "_blank" | "_self" | "_top" | "_parent";
+                            /** @description HTML */
+                            useAsClickTag?: boolean;
+                        };
+                        /** @description Changes of the whole design; backgroundColor sets every size's */
+                        generalChanges?: {
+                            /** @description Hex colour: `#` followed by 3 or 6 characters from 0-9, a-f, A-F */
+                            backgroundColor?: string;
+                        };
+                        /** @description The export type to check for: raster types apply exportSettings.scale; html adds the package weight (HTML5_WEIGHT). Default: none (scale 1) */
+                        type?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description Errors first, then warnings, then advice; in document order within each */
+                                findings: {
+                                    /**
+                                     * @description Stable identifier of the check (docs/preflight.md)
+                                     * @enum {unknown}
+                                     */
+                                    code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                    /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                    elementName: string | null;
+                                    /** @description A sentence for people: what is wrong, measured, and what to change */
+                                    message: string;
+                                    /**
+                                     * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                     * @enum {unknown}
+                                     */
+                                    severity: "error" | "warning" | "info";
+                                    /** @description The size, by the hash the template knows it by */
+                                    sizeHash: string;
+                                    sizeName: string;
+                                    /** @description The slide, counting from 0 */
+                                    slideNumber: number;
+                                }[];
+                                /** @description Findings counted by severity */
+                                summary: {
+                                    error: number;
+                                    info: number;
+                                    warning: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -9192,7 +12064,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9213,7 +12085,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9234,7 +12106,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9255,7 +12127,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9276,7 +12148,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9418,7 +12290,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9439,7 +12311,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9460,7 +12332,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9481,7 +12353,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9502,7 +12374,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9523,7 +12395,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9544,7 +12416,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9565,7 +12437,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9586,7 +12458,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9655,7 +12527,8 @@ export interface paths {
                                     };
                                 }[];
                                 pageInfo: {
-                                    endCursor: string | null;
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
                                     hasNextPage: boolean;
                                 };
                                 totalCount: number;
@@ -9670,7 +12543,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9691,7 +12564,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9712,7 +12585,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9771,7 +12644,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9792,7 +12665,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9813,7 +12686,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9834,7 +12707,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9855,7 +12728,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9876,7 +12749,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9897,7 +12770,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9954,7 +12827,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9975,7 +12848,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9996,7 +12869,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10017,7 +12890,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10038,7 +12911,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10059,7 +12932,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10075,6 +12948,236 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time link for a team user to set a password
+         * @description The link expires after 7 days and works once; setting the password ends the user’s other sessions.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        userId: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC with milliseconds
+                             */
+                            expiresAt: string;
+                            /** @description One-time link where the user sets a password */
+                            inviteUrl: string;
+                            response: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                                /** @description One-time link where the user sets a password */
+                                inviteUrl: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN, CSRF_REJECTED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -10138,7 +13241,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10159,7 +13262,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10180,7 +13283,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10201,7 +13304,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10222,7 +13325,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10243,7 +13346,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10309,7 +13412,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10330,7 +13433,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10351,7 +13454,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10440,7 +13543,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10461,7 +13564,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10482,7 +13585,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10503,7 +13606,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10598,7 +13701,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10619,7 +13722,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10640,7 +13743,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10661,7 +13764,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10682,7 +13785,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10703,7 +13806,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10800,7 +13903,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10821,7 +13924,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10842,7 +13945,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10863,7 +13966,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10884,7 +13987,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10905,7 +14008,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10926,7 +14029,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10947,7 +14050,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11000,7 +14103,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11021,7 +14124,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11042,7 +14145,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11063,7 +14166,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11084,7 +14187,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11125,7 +14228,7 @@ export interface paths {
                     limit?: number;
                     orderBy?: "ID" | "NAME" | "CREATED_AT" | "UPDATED_AT";
                     orderDirection?: "ASC" | "DESC";
-                    status?: "pending" | "succeeded" | "failed";
+                    status?: "pending" | "succeeded" | "failed" | "cancelled";
                     /** @description Only deliveries of this webhook */
                     webhookId?: number;
                 };
@@ -11168,15 +14271,16 @@ export interface paths {
                                     id: string;
                                     nextAttemptAt: string | null;
                                     /**
-                                     * @description pending while a (re)try is scheduled, succeeded on a 2xx, failed once retries are given up
+                                     * @description pending while a (re)try is scheduled, succeeded on a 2xx, failed once retries are given up, cancelled when its webhook was deleted or given another URL
                                      * @enum {unknown}
                                      */
-                                    status: "pending" | "succeeded" | "failed";
+                                    status: "pending" | "succeeded" | "failed" | "cancelled";
                                     url: string;
                                     webhookId: number | null;
                                 }[];
                                 pageInfo: {
-                                    endCursor: string | null;
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
                                     hasNextPage: boolean;
                                 };
                                 totalCount: number;
@@ -11191,7 +14295,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11212,7 +14316,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11233,7 +14337,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11254,7 +14358,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11335,10 +14439,10 @@ export interface paths {
                                     id: string;
                                     nextAttemptAt: string | null;
                                     /**
-                                     * @description pending while a (re)try is scheduled, succeeded on a 2xx, failed once retries are given up
+                                     * @description pending while a (re)try is scheduled, succeeded on a 2xx, failed once retries are given up, cancelled when its webhook was deleted or given another URL
                                      * @enum {unknown}
                                      */
-                                    status: "pending" | "succeeded" | "failed";
+                                    status: "pending" | "succeeded" | "failed" | "cancelled";
                                     url: string;
                                     webhookId: number | null;
                                 };
@@ -11353,7 +14457,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11374,7 +14478,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11395,7 +14499,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11416,7 +14520,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11437,7 +14541,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11458,7 +14562,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11479,7 +14583,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11500,7 +14604,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11568,7 +14672,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11589,7 +14693,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11610,7 +14714,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11631,7 +14735,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11703,7 +14807,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11724,7 +14828,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11745,7 +14849,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11766,7 +14870,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11787,7 +14891,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11808,7 +14912,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11829,7 +14933,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
