@@ -22,6 +22,15 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   scale: benchScale,
 };
 
+const HELP = `npm run bench [-- section…]: runs the named sections, or every section when none is named.
+sections: ${Object.keys(SECTIONS).join(', ')}
+environment: BENCH_EXPORTS (exports per run, exports section), BENCH_SERVICE_ARGS (node flags of the service,
+e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").`;
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(HELP);
+  process.exit(0);
+}
+
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !SECTIONS[w]);
 if (unknown.length) {
