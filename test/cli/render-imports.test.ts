@@ -43,7 +43,7 @@ test('placard render of a 300x250 JPG loads the renderer only, and writes the JP
   fs.writeFileSync(input, JSON.stringify(document));
   const out = path.join(dir, 'banner.jpg');
   const record = path.join(dir, 'imports.txt');
-  const env = { ...process.env, PLACARD_RECORD_IMPORTS: record };
+  const env: NodeJS.ProcessEnv = { ...process.env, PLACARD_RECORD_IMPORTS: record };
   delete env.NODE_TEST_CONTEXT;
   const run = spawnSync(
     process.execPath,
