@@ -43,7 +43,9 @@ before(async () => {
   } else {
     const side = new SQLite(path.join(t.config.dataDir, 'placard.sqlite'), { readonly: true });
     quiet = async () => (side.prepare(idle).get() as { n: number }).n === 0;
-    closeSide = async () => side.close();
+    closeSide = async () => {
+      side.close();
+    };
   }
 });
 
