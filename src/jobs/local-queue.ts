@@ -199,23 +199,14 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
    * equal keys, which only makes those two jobs share a turn. Both reads use an index (migration 0010).
    */
   async function nextFairKey(kind: string, group: string): Promise<number> {
-    const [head, last] = await Promise.all([
-      db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.min('fair_key').as('k'))
-        .where('kind', '=', kind)
-        .where('status', '=', 'queued')
-        .where('fair_key', '>', 0)
-        .executeTakeFirst(),
-      db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.max('fair_key').as('k'))
-        .where('kind', '=', kind)
-        .where('status', 'in', ['queued', 'running'])
-        .where('fair_group', '=', group)
-        .executeTakeFirst(),
-    ]);
-    return Math.max(Number(head?.k ?? 0), Number(last?.k ?? 0)) + 1;
+    // Both reads in one statement (issue 21: statements per export).
+    const { rows } = await sql<{ head: number | null; last: number | null }>`
+      select
+        (select min(fair_key) from jobs where kind = ${kind} and status = 'queued' and fair_key > 0) as head,
+        (select max(fair_key) from jobs where kind = ${kind} and status in ('queued', 'running')
+          and fair_group = ${group}) as last`.execute(db);
+    const [head, last] = [rows[0]?.head, rows[0]?.last];
+    return Math.max(Number(head ?? 0), Number(last ?? 0)) + 1;
   }
 
   /** Updates a row this instance holds; false when the lease was lost to another instance meanwhile. */
