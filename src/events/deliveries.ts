@@ -329,7 +329,13 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
       return { statusCode: null, error: message, refused };
     }
     try {
-      const response = await guard.open(target, { method: 'POST', headers, body: row.payload, signal });
+      const response = await guard.open(target, {
+        method: 'POST',
+        headers,
+        body: row.payload,
+        signal,
+        keepAlive: true,
+      });
       await drain(response, ANSWER_BYTES);
       return { statusCode: response.statusCode ?? null, error: null, refused: false };
     } catch (error) {

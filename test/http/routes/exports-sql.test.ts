@@ -18,6 +18,7 @@ export const SQL_STATEMENTS_PER_EXPORT = 60;
 let t: TestApp;
 let hooks: http.Server;
 let hookOrigin: string;
+let connections = 0;
 const received = new Map<string, number>();
 let quiet: () => Promise<boolean>;
 let closeSide: () => Promise<void>;
@@ -29,6 +30,9 @@ before(async () => {
       received.set(req.url ?? '/', (received.get(req.url ?? '/') ?? 0) + 1);
       res.writeHead(204).end();
     });
+  });
+  hooks.on('connection', () => {
+    connections += 1;
   });
   hooks.listen(0, '127.0.0.1');
   await new Promise((resolve) => hooks.once('listening', resolve));
@@ -110,4 +114,6 @@ test(`one single-file JPG export with a webhook runs at most ${SQL_STATEMENTS_PE
     `one export ran ${counted} SQL statements; the budget is ${SQL_STATEMENTS_PER_EXPORT} (docs/decisions.md, issue 21)`,
   );
   assert.equal(received.get('/counted'), 1, 'exactly one webhook call');
+  // Webhook calls reuse their connection (kept 4 s idle; these calls come a render apart).
+  assert.ok(connections < 3, `three webhook calls came over ${connections} TCP connections`);
 });
