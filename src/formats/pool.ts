@@ -34,6 +34,8 @@ export interface RenderCallOptions {
    * (SPEC §6), and a render past it rejects with RenderTimeoutError. Default: none.
    */
   budgetMs?: number;
+  /** Who the render is for (a team): when renders wait for a thread, groups take turns. Default: none. */
+  group?: string;
 }
 
 /** A render ran past its budget (counted from the moment a thread took it). */
@@ -100,7 +102,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       return (await this.renderFiles(job, options)).bytes;
     },
     async renderFiles(job, options = {}) {
-      const release = await gate.acquire(options.signal);
+      const release = await gate.acquire(options.signal, options.group);
       const budget = options.budgetMs !== undefined ? AbortSignal.timeout(options.budgetMs) : undefined;
       const signals = [options.signal, budget].filter((s): s is AbortSignal => s !== undefined);
       let outcome: RenderOutcome;

@@ -197,7 +197,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     let output: Awaited<ReturnType<typeof render>>;
     // The pool starts the budget when a thread takes the render: time waiting in line never counts against it.
     try {
-      output = await render(row, creative, { budgetMs: budgetOf(row.format) });
+      output = await render(row, creative, { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id) });
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
