@@ -78,7 +78,7 @@ async function startService() {
     exited = true;
   });
   for (let i = 0; !(await fetch(`${url}/readyz`).catch(() => null))?.ok; i++) {
-    if (exited || i > 200) throw new Error('the service did not start');
+    if (exited || i > 1200) throw new Error('the service did not start within a minute');
     await new Promise((r) => setTimeout(r, 50));
   }
   const res = await fetch(`${url}/v1/auth/token`, {

@@ -3,6 +3,7 @@
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchApi } from './api.bench.js';
+import { benchCli } from './cli.bench.js';
 import { benchClient } from './client.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchFairness } from './fairness.bench.js';
@@ -13,6 +14,7 @@ import { benchScale } from './scale.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
+  cli: benchCli,
   client: benchClient,
   exports: benchExports,
   fairness: benchFairness,
