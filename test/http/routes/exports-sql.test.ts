@@ -13,7 +13,7 @@ import pg from 'pg';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 /** The budget of one single-file export with a webhook, accepted → rendered → stored → finished → delivered. */
-export const SQL_STATEMENTS_PER_EXPORT = 60;
+export const SQL_STATEMENTS_PER_EXPORT = 42;
 
 let t: TestApp;
 let hooks: http.Server;
