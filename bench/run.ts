@@ -3,6 +3,7 @@
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchApi } from './api.bench.js';
+import { benchCli } from './cli.bench.js';
 import { benchClient } from './client.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchFairness } from './fairness.bench.js';
@@ -16,6 +17,7 @@ import { benchStudio } from './studio.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
+  cli: benchCli,
   client: benchClient,
   exports: benchExports,
   fairness: benchFairness,
@@ -27,6 +29,15 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   scale: benchScale,
   studio: benchStudio,
 };
+
+const HELP = `npm run bench [-- section…]: runs the named sections, or every section when none is named.
+sections: ${Object.keys(SECTIONS).join(', ')}
+environment: BENCH_EXPORTS (exports per run, exports section), BENCH_SERVICE_ARGS (node flags of the service,
+e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").`;
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(HELP);
+  process.exit(0);
+}
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const unknown = wanted.filter((w) => !SECTIONS[w]);

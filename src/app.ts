@@ -12,7 +12,13 @@ import { jsonBodyParser } from './http/json-body.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { clientErrors, errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
-import { createMetrics, type Metrics, metricsPlugin, queueDepthGauge } from './http/plugins/metrics.js';
+import {
+  createMetrics,
+  type Metrics,
+  metricsPlugin,
+  queueDepthGauge,
+  sqlStatementsCounter,
+} from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
@@ -181,6 +187,7 @@ function createServer(deps: AppDeps): { app: App; metrics: Metrics; isClosing: (
     }
   });
   const metrics = createMetrics();
+  sqlStatementsCounter(metrics, () => deps.db.statements());
   requestIdPlugin(app);
   const strictRoutes = strictRoutesPlugin(app);
   errorHandlerPlugin(app, { allowedMethods: strictRoutes.allowedMethods });

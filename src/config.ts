@@ -30,6 +30,11 @@ export interface Config {
   stopGraceSeconds: number;
   /** How long a job claim holds without renewal; a process dead longer than this loses its jobs to another. Default 30 s. */
   jobLeaseSeconds: number;
+  /**
+   * How often the job table (embedded shape, PostgreSQL without Redis) is asked for work that this process was not told
+   * about: other processes' jobs, expired leases. Default 500 ms.
+   */
+  jobPollMs: number;
   logLevel: string;
   /** Create the demo team, project and credential on first start. Default true. */
   demo: boolean;
@@ -197,6 +202,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     role,
     stopGraceSeconds: integer(env, 'PLACARD_STOP_GRACE_SECONDS', 25, 0, 3600),
     jobLeaseSeconds: integer(env, 'PLACARD_JOB_LEASE_SECONDS', 30, 2, 3600),
+    jobPollMs: integer(env, 'PLACARD_JOB_POLL_MS', 500, 10, 3_600_000),
     logLevel: env.LOG_LEVEL || 'info',
     demo: boolean(env, 'PLACARD_DEMO', true),
     jwtSecret: optional(env, 'PLACARD_JWT_SECRET'),

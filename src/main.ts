@@ -1,14 +1,12 @@
 // The `placard` command: serve | worker | migrate | admin create-team | admin create-credential | render.
 // Reads the configuration, starts what was asked for, and stops cleanly on SIGTERM/SIGINT.
+// Only the configuration is imported up front: each command imports what it runs, so that `placard render` never
+// loads the HTTP server, the database drivers, the queues or the AWS SDK (issue 21: 1.5 s → a cold start near
+// Node's own; test/cli/render-imports.test.ts lists what a render loads).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.js';
-import { startBanner } from './cli/banner.js';
-import { seedDemoIfEmpty } from './cli/demo.js';
 import { ConfigError, loadConfig } from './config.js';
-import { openRuntime } from './runtime.js';
-import { createTeamService } from './services/team.service.js';
 
 const USAGE = `usage: placard <command>
 
@@ -39,6 +37,12 @@ async function serve(asWorker = false) {
   if (asWorker && !config.databaseUrl) {
     fail('placard worker needs DATABASE_URL (PostgreSQL) and REDIS_URL: workers share the database and the queue');
   }
+  const [{ openRuntime }, { buildApp }, { seedDemoIfEmpty }, { startBanner }] = await Promise.all([
+    import('./runtime.js'),
+    import('./app.js'),
+    import('./cli/demo.js'),
+    import('./cli/banner.js'),
+  ]);
   const runtime = await openRuntime(config);
   const app = await buildApp(runtime);
   if (config.role !== 'worker') {
@@ -78,6 +82,7 @@ async function serve(asWorker = false) {
 }
 
 async function migrate() {
+  const { openRuntime } = await import('./runtime.js');
   const runtime = await openRuntime(loadConfig());
   await runtime.close();
   process.stdout.write('migrations applied\n');
@@ -96,6 +101,10 @@ async function admin(args: string[]) {
     },
     strict: true,
   });
+  const [{ openRuntime }, { createTeamService }] = await Promise.all([
+    import('./runtime.js'),
+    import('./services/team.service.js'),
+  ]);
   const runtime = await openRuntime(loadConfig());
   const teams = createTeamService(runtime.db.kysely);
   try {

@@ -85,7 +85,8 @@ export async function openRuntime(config: Readonly<Config>): Promise<Runtime> {
       : createMemoryRateLimiter(config.rateLimit),
     idempotency: redis ? createRedisIdempotencyStore(redis, config.redisPrefix) : createMemoryIdempotencyStore(),
     renderPool,
-    jobs: bullmq ?? createLocalJobQueue({ db: db.kysely, dialect: db.dialect, leaseMs }),
+    jobs:
+      bullmq ?? createLocalJobQueue({ db: db.kysely, dialect: db.dialect, leaseMs, pollIntervalMs: config.jobPollMs }),
     async close() {
       // By now the app has stopped its job queue, which waited for running renders and handed back the rest.
       await renderPool.close({ force: true });

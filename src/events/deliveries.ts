@@ -329,7 +329,13 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
       return { statusCode: null, error: message, refused };
     }
     try {
-      const response = await guard.open(target, { method: 'POST', headers, body: row.payload, signal });
+      const response = await guard.open(target, {
+        method: 'POST',
+        headers,
+        body: row.payload,
+        signal,
+        keepAlive: true,
+      });
       await drain(response, ANSWER_BYTES);
       return { statusCode: response.statusCode ?? null, error: null, refused: false };
     } catch (error) {
@@ -346,16 +352,19 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     const started = clock();
     const startedAt = performance.now();
     const result = await post(row, secret);
-    const count = await repo.recordAttempt({
-      delivery_id: row.id,
-      attempted_at: iso(started),
-      status_code: result.statusCode,
-      error: result.error,
-      duration_ms: Math.max(0, Math.round(performance.now() - startedAt)),
-    });
+    const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const count = await repo.recordAttempt(
+      {
+        delivery_id: row.id,
+        attempted_at: iso(started),
+        status_code: result.statusCode,
+        error: result.error,
+        duration_ms: Math.max(0, Math.round(performance.now() - startedAt)),
+      },
+      succeeded ? iso(clock()) : undefined,
+    );
     const at = iso(clock());
-    if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
-      await repo.markSucceeded(row.id, at);
+    if (succeeded) {
       options.onOutcome?.('succeeded');
       return;
     }

@@ -133,11 +133,23 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     return doc;
   }
 
-  /** Enqueues the finish of an export once none of its files is left to settle. */
-  async function finishWhenSettled(exportId: string): Promise<void> {
-    if ((await repo.countUnsettled(exportId)) === 0) {
-      await queue.enqueue('export.finish', { exportId }, { jobId: `finish:${exportId}` });
+  /**
+   * Finishes an export once none of its files is left to settle. An export that makes no zip (one size) is finished
+   * here, in the job that settled its last file (issue 21: a finish job cost four statements and a queue round); a
+   * set's zip, and a finish that failed here, get the `export.finish` job with its own retries. Finishing is
+   * idempotent (a conditional update in one transaction), so a crash before or after it only repeats it.
+   */
+  async function finishWhenSettled(exportId: string, row?: ExportRow): Promise<void> {
+    if ((await repo.countUnsettled(exportId)) !== 0) return;
+    if (row && row.is_set !== 1) {
+      try {
+        await finishExport(exportId, row);
+        return;
+      } catch (error) {
+        options.log?.error({ err: error, exportId }, 'export: finishing in place failed; a finish job retries it');
+      }
     }
+    await queue.enqueue('export.finish', { exportId }, { jobId: `finish:${exportId}` });
   }
 
   function budgetOf(type: string): number {
@@ -200,7 +212,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const [row, creative] = await Promise.all([repo.findById(exportId), repo.findCreative(creativeId)]);
     if (!row || !creative) return; // deleted with its team
     if (creative.status !== 'pending' && creative.status !== 'inProgress') {
-      await finishWhenSettled(exportId);
+      await finishWhenSettled(exportId, row);
       return;
     }
     await repo.markRendering(exportId, creativeId);
@@ -234,7 +246,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         // shutdown after the queue handed this job back: either way the file is not settled here.
         throw error;
       }
-      await finishWhenSettled(exportId);
+      await finishWhenSettled(exportId, row);
       return;
     }
     const renderMs = Math.round(performance.now() - started);
@@ -268,7 +280,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       fallbackKey,
     });
     // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.
-    await finishWhenSettled(exportId);
+    await finishWhenSettled(exportId, row);
     if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
   }
 
@@ -340,7 +352,12 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   }
 
   async function finish(job: Job<'export.finish'>): Promise<void> {
-    const row = await repo.findById(job.payload.exportId);
+    await finishExport(job.payload.exportId);
+  }
+
+  /** `known`: the export's row as read before its files settled (its status is checked again when it is finished). */
+  async function finishExport(exportId: string, known?: ExportRow): Promise<void> {
+    const row = known ?? (await repo.findById(exportId));
     if (!row || (row.status !== 'pending' && row.status !== 'inProgress')) return;
     const creatives = await repo.creativesOf(row.id);
     if (creatives.some((c) => c.status === 'pending' || c.status === 'inProgress')) return; // a later job finishes it

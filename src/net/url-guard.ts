@@ -102,6 +102,12 @@ export interface GuardedRequestOptions {
   headers?: OutgoingHttpHeaders;
   body?: string | Buffer;
   signal?: AbortSignal;
+  /**
+   * Reuse connections (webhook calls, issue 21: a new TCP connection per call). Only through this guard's own agents,
+   * whose every socket was opened to an address this guard checked; a caller must read each answer to its end for
+   * the socket to be reused. Default false: a fresh connection.
+   */
+  keepAlive?: boolean;
 }
 
 export interface CheckContext {
@@ -120,6 +126,11 @@ export interface UrlGuard {
 }
 
 const MAX_URL_LENGTH = 8192;
+/**
+ * An idle pooled socket is closed after this long: under Node's 5 s server keep-alive, so that we close it before
+ * the server does and a call never goes out on a socket the server is closing.
+ */
+const FREE_SOCKET_MS = 4_000;
 
 function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
@@ -200,6 +211,17 @@ export function createUrlGuard(options: UrlGuardOptions): UrlGuard {
     return { url, addresses };
   }
 
+  // Private to this guard: no code that did not check an address can put a socket in them. A socket is pooled per
+  // host and port, and was connected to an address checked for that host when it was opened.
+  let agents: { http: http.Agent; https: https.Agent } | null = null;
+  function agentFor(protocol: string): http.Agent {
+    agents ??= {
+      http: new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: FREE_SOCKET_MS }),
+      https: new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16, timeout: FREE_SOCKET_MS }),
+    };
+    return protocol === 'https:' ? agents.https : agents.http;
+  }
+
   function open(target: CheckedTarget, request: GuardedRequestOptions = {}): Promise<IncomingMessage> {
     const { url, addresses } = target;
     const client = url.protocol === 'https:' ? https : http;
@@ -208,8 +230,9 @@ export function createUrlGuard(options: UrlGuardOptions): UrlGuard {
         method: request.method ?? 'GET',
         headers: request.headers,
         signal: request.signal,
-        // A fresh connection per request: a pooled socket may have been opened by code that did not check.
-        agent: false,
+        // A fresh connection per request unless asked: a socket of a shared pool may have been opened by code that did
+        // not check; this guard's own agents hold only sockets it opened.
+        agent: request.keepAlive ? agentFor(url.protocol) : false,
         lookup: pinnedLookup(addresses),
       });
       req.once('response', resolve);

@@ -1,6 +1,7 @@
 // Access tokens (SPEC §2): client id + secret → HS256 JWT; bearer tokens → the acting user, checked against the
 // database on every request so that a deleted credential or user is refused at once and role changes apply at once.
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Actor } from '../domain/actor.js';
 import { AppError } from '../errors.js';
 import type { CredentialRepository } from '../storage/db/repositories/credentials.repository.js';
@@ -16,6 +17,13 @@ const ISSUER = 'placard';
 
 export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: AuthServiceDeps) {
   // jose imports a raw key through WebCrypto on every call; importing it once saves that on every request.
+  // A token's signature is checked once and the result kept for the token's life (issue 21: an HMAC and a JSON parse
+  // on every request); the credential is still read on every request, so a revoked credential or a changed role
+  // applies at once. Keyed by the whole token string: only the exact bytes that verified are trusted.
+  const verified = new LRUCache<string, { sub?: string; team?: unknown; cred?: unknown; exp?: number }>({
+    max: 10_000,
+    ttlAutopurge: false,
+  });
   const key = crypto.subtle.importKey('raw', jwtKey, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   return {
     async issueToken(clientId: string, clientSecret: string): Promise<{ token: string; expiresIn: number }> {
@@ -40,13 +48,22 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
       }
       const match = /^Bearer ([A-Za-z0-9_.-]+)$/i.exec(authorization.trim());
       if (!match) throw new AppError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
-      let payload: { sub?: string; team?: unknown; cred?: unknown };
+      let payload: { sub?: string; team?: unknown; cred?: unknown; exp?: number };
+      const token = match[1];
+      const known = verified.get(token);
       try {
-        ({ payload } = await jwtVerify(match[1], await key, {
-          algorithms: ['HS256'],
-          issuer: ISSUER,
-          requiredClaims: ['exp'],
-        }));
+        if (known && (known.exp ?? 0) * 1000 > Date.now()) {
+          payload = known;
+        } else {
+          ({ payload } = await jwtVerify(token, await key, {
+            algorithms: ['HS256'],
+            issuer: ISSUER,
+            requiredClaims: ['exp'],
+          }));
+          if (typeof payload.exp === 'number') {
+            verified.set(token, payload, { ttl: Math.max(1, payload.exp * 1000 - Date.now()) });
+          }
+        }
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) {
           throw new AppError('TOKEN_EXPIRED', 'the access token has expired; request a new one at POST /v1/auth/token');

@@ -28,7 +28,12 @@ import { teamGroup } from '../jobs/fair.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { catalogueFonts } from '../render/text/fonts.js';
 import { now } from '../storage/db/database.js';
-import { createExportRepository, type NewCreative } from '../storage/db/repositories/exports.repository.js';
+import {
+  type CreativeRow,
+  createExportRepository,
+  type ExportRow,
+  type NewCreative,
+} from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import type { Access } from './access.js';
 import type { DesignService } from './design.service.js';
@@ -229,7 +234,7 @@ export function createExportService(deps: ExportServiceDeps) {
     };
   }
 
-  async function enqueueRenders(exportId: string, teamId: number, creatives: NewCreative[]): Promise<void> {
+  async function enqueueRenders(exportId: string, teamId: number, creatives: Pick<CreativeRow, 'id'>[]): Promise<void> {
     for (const creative of creatives) {
       await deps.queue.enqueue(
         'export.creative',
@@ -240,11 +245,11 @@ export function createExportService(deps: ExportServiceDeps) {
     }
   }
 
-  async function answer(exportId: string, creatives: NewCreative[], teamId: number): Promise<ExportAnswer> {
-    await enqueueRenders(exportId, teamId, creatives);
-    const row = await exportsRepo.findById(exportId);
-    if (!row) throw new Error(`export ${exportId} vanished after it was created`);
-    const view = await presentExport(row, await exportsRepo.creativesOf(exportId), deps.links);
+  /** `stored`: the rows as inserted (RETURNING), presented without reading them again. */
+  async function answer(stored: { row: ExportRow; creatives: CreativeRow[] }, teamId: number): Promise<ExportAnswer> {
+    const { row, creatives } = stored;
+    await enqueueRenders(row.id, teamId, creatives);
+    const view = await presentExport(row, creatives, deps.links);
     deps.onAccepted?.(row.format, 'miss');
     return { export: view, cacheHit: false };
   }
@@ -279,8 +284,10 @@ export function createExportService(deps: ExportServiceDeps) {
         webhookUrl: body.webhookUrl,
         cacheKey,
       });
-      await deps.db.transaction().execute((tx) => createExportRepository(tx).insert(exportRow, creatives));
-      return answer(exportRow.id, creatives, actor.teamId);
+      const stored = await deps.db
+        .transaction()
+        .execute((tx) => createExportRepository(tx).insert(exportRow, creatives));
+      return answer(stored, actor.teamId);
     },
 
     /** POST /v1/export-with-changes: the template with the changes becomes a new design, which is exported. */
@@ -332,7 +339,11 @@ export function createExportService(deps: ExportServiceDeps) {
       await checkCapacity(actor.teamId, planFiles(changed, name, plan.sizes, plan.output).length);
 
       // Filled inside the import's transaction.
-      const created = {} as { exportId: string; creatives: NewCreative[]; designId: number; revision: number };
+      const created = {} as {
+        stored: { row: ExportRow; creatives: CreativeRow[] };
+        designId: number;
+        revision: number;
+      };
       await deps.designs.importDesign(
         actor,
         {
@@ -359,10 +370,8 @@ export function createExportService(deps: ExportServiceDeps) {
               webhookUrl: body.webhookUrl,
               cacheKey,
             });
-            await createExportRepository(tx).insert(exportRow, creatives);
             Object.assign(created, {
-              exportId: exportRow.id,
-              creatives,
+              stored: await createExportRepository(tx).insert(exportRow, creatives),
               designId: design.row.id,
               revision: design.row.revision,
             });
@@ -376,7 +385,7 @@ export function createExportService(deps: ExportServiceDeps) {
         { designId: created.designId, revision: created.revision },
         { delayMs: plan.output.thumbnail ? 60_000 : 0 },
       );
-      return answer(created.exportId, created.creatives, actor.teamId);
+      return answer(created.stored, actor.teamId);
     },
 
     /** GET /v1/export/{id}: visible when its project is; fresh links on every call. */

@@ -59,6 +59,19 @@ export function queueDepthGauge(
   });
 }
 
+/** SQL statements the process has sent (issue 21: statements per export are a budget, see docs/decisions.md). */
+export function sqlStatementsCounter(metrics: Metrics, statements: () => number): void {
+  new client.Counter({
+    name: 'placard_sql_statements_total',
+    help: 'SQL statements sent to the database, transaction begin and commit included',
+    registers: [metrics.registry],
+    collect() {
+      this.reset();
+      this.inc(statements());
+    },
+  });
+}
+
 export type Metrics = ReturnType<typeof createMetrics>;
 
 export function metricsPlugin(app: App, { metrics }: { metrics: Metrics }) {

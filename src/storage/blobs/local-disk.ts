@@ -72,27 +72,42 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Bl
     }
   }
 
+  // Directories are made when a rename finds them missing, not before every file (issue 21: three mkdir calls per
+  // stored file); the temporary directory once per process (and again if it disappears).
+  let tmpDirMade = false;
+  async function renameInto(from: string, to: string): Promise<void> {
+    try {
+      await fs.rename(from, to);
+    } catch (error) {
+      if (!missing(error)) throw error;
+      // The target's directory is missing (a new export), or the temporary file's (the data dir was cleared).
+      tmpDirMade = false;
+      await fs.mkdir(path.dirname(to), { recursive: true });
+      await fs.rename(from, to);
+    }
+  }
+
   return {
     async put(key: string, body: Uint8Array | Readable, contentType: string) {
       const file = fileOf(key);
       const metaFile = fileOf(key, metaDir, '.json');
-      await Promise.all([
-        fs.mkdir(tmpDir, { recursive: true }),
-        fs.mkdir(path.dirname(file), { recursive: true }),
-        fs.mkdir(path.dirname(metaFile), { recursive: true }),
-      ]);
+      if (!tmpDirMade) {
+        await fs.mkdir(tmpDir, { recursive: true });
+        tmpDirMade = true;
+      }
       const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
       const tmpMeta = `${tmp}.json`;
       try {
         if (body instanceof Uint8Array) await fs.writeFile(tmp, body, { flag: 'wx' });
         else await pipeline(body, createWriteStream(tmp, { flags: 'wx' }));
-        const { size } = await fs.stat(tmp);
+        const size = body instanceof Uint8Array ? body.byteLength : (await fs.stat(tmp)).size;
         await fs.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Meta), { flag: 'wx' });
         // Metadata first: a reader that sees the new file also sees its content type.
-        await fs.rename(tmpMeta, metaFile);
-        await fs.rename(tmp, file);
+        await renameInto(tmpMeta, metaFile);
+        await renameInto(tmp, file);
         return { size };
       } catch (error) {
+        if (missing(error)) tmpDirMade = false; // the next put makes it again
         await Promise.all([fs.rm(tmp, { force: true }), fs.rm(tmpMeta, { force: true })]);
         throw error;
       }

@@ -48,13 +48,19 @@ const CREATIVES_PER_INSERT = 1_000;
 
 export function createExportRepository(db: Kysely<Database>) {
   return {
-    async insert(exportRow: NewExport, creatives: NewCreative[]): Promise<void> {
-      await db
+    /** Inserts the rows and returns them as stored (RETURNING: the answer needs no second read). */
+    async insert(
+      exportRow: NewExport,
+      creatives: NewCreative[],
+    ): Promise<{ row: ExportRow; creatives: CreativeRow[] }> {
+      const row = await db
         .insertInto('exports')
         .values({ ...exportRow, status: 'pending', updated_at: exportRow.created_at })
-        .execute();
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const stored: CreativeRow[] = [];
       for (let i = 0; i < creatives.length; i += CREATIVES_PER_INSERT) {
-        await db
+        const batch = await db
           .insertInto('export_creatives')
           .values(
             creatives.slice(i, i + CREATIVES_PER_INSERT).map((c) => ({
@@ -64,8 +70,11 @@ export function createExportRepository(db: Kysely<Database>) {
               updated_at: exportRow.created_at,
             })),
           )
+          .returningAll()
           .execute();
+        stored.push(...batch);
       }
+      return { row, creatives: stored.sort((a, b) => a.position - b.position) };
     },
 
     async findById(id: string): Promise<ExportRow | undefined> {
