@@ -4,7 +4,8 @@ import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimi
 import type { Config } from '../../config.js';
 import type { RedisClient } from '../../storage/redis.js';
 
-export type RateGroup = 'exports' | 'other';
+/** `renderUrls`: renders (cache misses) of render URLs per team, and refused render URLs per client address. */
+export type RateGroup = 'exports' | 'other' | 'renderUrls';
 
 export interface RateDecision {
   allowed: boolean;
@@ -24,6 +25,11 @@ export function createMemoryRateLimiter(limits: Limits): RateLimiter {
   return limiterOver(limits, {
     exports: new RateLimiterMemory({ points: limits.exports, duration: limits.windowSeconds, keyPrefix: 'exports' }),
     other: new RateLimiterMemory({ points: limits.other, duration: limits.windowSeconds, keyPrefix: 'other' }),
+    renderUrls: new RateLimiterMemory({
+      points: limits.renderUrls,
+      duration: limits.windowSeconds,
+      keyPrefix: 'renderUrls',
+    }),
   });
 }
 
@@ -36,7 +42,7 @@ export function createRedisRateLimiter(limits: Limits, redis: RedisClient, prefi
       duration: limits.windowSeconds,
       keyPrefix: `${prefix}:rate:${group}`,
     });
-  return limiterOver(limits, { exports: store('exports'), other: store('other') });
+  return limiterOver(limits, { exports: store('exports'), other: store('other'), renderUrls: store('renderUrls') });
 }
 
 function limiterOver(limits: Limits, stores: Record<RateGroup, RateLimiterAbstract>): RateLimiter {

@@ -106,6 +106,8 @@ export interface Database {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   // HTML5 and share links (migration 0008):
   share_links: ShareLinksTable;
+  // render URLs (migration 0016):
+  render_url_secrets: RenderUrlSecretsTable;
 }
 
 // ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----
@@ -393,4 +395,16 @@ export interface WebhookDeliveryAttemptsTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+}
+
+// ---- render URLs (migration 0016) ----
+
+/** The secret that signs a team's render URLs; sealed with storage/secrets.ts (never stored readable). */
+export interface RenderUrlSecretsTable {
+  team_id: number;
+  secret_sealed: string;
+  created_at: string;
+  /** The secret before the last rotation, accepted until `previous_valid_until`. */
+  previous_sealed: string | null;
+  previous_valid_until: string | null;
 }
