@@ -182,12 +182,12 @@ describe('render URLs over HTTP', () => {
 
   before(async () => {
     media = await startMediaServer();
-    media.route('/red.png', (_req, res) =>
-      res.writeHead(200, { 'content-type': 'image/png' }).end(png(40, 40, [255, 0, 0])),
-    );
-    media.route('/blue.png', (_req, res) =>
-      res.writeHead(200, { 'content-type': 'image/png' }).end(png(40, 40, [0, 0, 255])),
-    );
+    media.route('/red.png', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' }).end(png(40, 40, [255, 0, 0]));
+    });
+    media.route('/blue.png', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' }).end(png(40, 40, [0, 0, 255]));
+    });
     s = await start({ renderUrl: { ...loadConfig({}).renderUrl, secretOverlapSeconds: 4 } });
     bannerHash = await s.importDesign('Banner', banner(`${media.origin}/red.png`));
     pairHash = await s.importDesign('Pair', pair());
@@ -362,7 +362,7 @@ describe('render URLs over HTTP', () => {
   test('a link naming a design version shows it for ever, cached as immutable', async () => {
     const hash = await s.importDesign('Versioned', pair());
     await s.ok('POST', '/v1/designVersion', { hash, versionName: 'blue' });
-    const [version] = await s.ok('GET', `/v1/designVersion?hash=${hash}`);
+    const version = (await s.ok('GET', `/v1/designVersion?hash=${hash}`))[0];
     const doc = pair();
     doc.sizes[0].slides[0].elements[0].fill = '#FFFF00';
     await s.ok('PUT', `/v1/templates/${hash}/document`, { document: doc });
