@@ -2,9 +2,9 @@
 // Inter) and a 4-size set of it (300x250, 728x90, 160x600, 320x50), packaged on this thread with the module the render
 // threads use (formats/html5/package.ts): median wall time, zip bytes, files, and the validator's advice.
 import { type DesignDocument, readDocument } from '../src/domain/design.schema.js';
-import { createAssetFetcher } from '../src/render/assets.js';
-import { AD_NETWORKS } from '../src/render/formats/html5/networks.js';
-import { packageHtml5 } from '../src/render/formats/html5/package.js';
+import { AD_NETWORKS } from '../src/formats/html5/networks.js';
+import { packageHtml5 } from '../src/formats/html5/package.js';
+import { createAssetFetcher } from '../src/render/media/assets.js';
 import { serveMedia } from './render.bench.js';
 import { printTable } from './table.js';
 

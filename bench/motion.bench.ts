@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type DesignDocument, readDocument } from '../src/domain/design.schema.js';
-import { createAssetFetcher } from '../src/render/assets.js';
-import { renderGif, renderMp4 } from '../src/render/formats/animated.js';
-import type { GifPreset } from '../src/render/formats/gif.js';
+import { renderGif, renderMp4 } from '../src/formats/animated.js';
+import type { GifPreset } from '../src/formats/gif/gif.js';
+import { createAssetFetcher } from '../src/render/media/assets.js';
 import { printTable } from './table.js';
 
 const fetcher = createAssetFetcher({ allowPrivateUrls: false });

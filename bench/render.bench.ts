@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createCanvas } from '@napi-rs/canvas';
 import { type DesignDocument, readDocument } from '../src/domain/design.schema.js';
-import { createAssetFetcher } from '../src/render/assets.js';
-import { type RasterFormat, renderFrame, renderImage } from '../src/render/pipeline.js';
-import { createRenderPool } from '../src/render/pool.js';
+import { type RasterFormat, renderFrame, renderImage } from '../src/formats/pipeline.js';
+import { createRenderPool } from '../src/formats/pool.js';
+import { createAssetFetcher } from '../src/render/media/assets.js';
 import { printTable } from './table.js';
 
 type Format = RasterFormat | 'pdf';
@@ -200,7 +200,7 @@ async function timed<T>(runs: number, once: () => Promise<T>): Promise<{ samples
 
 async function pdfRenderer(): Promise<PdfRenderer | null> {
   try {
-    const module = (await import('../src/render/formats/pdf.js')) as { renderPdf?: PdfRenderer };
+    const module = (await import('../src/formats/pdf/pdf.js')) as { renderPdf?: PdfRenderer };
     return module.renderPdf ?? null;
   } catch {
     return null;
@@ -249,7 +249,7 @@ export async function benchRender() {
         for (const format of ['png', 'jpg', 'webp'] as const) {
           const row: Record<string, string | number> = { size: label, format };
           for (const { threads, pool } of pools) {
-            const job = { document: doc, sizeIndex: 0, slideIndex: 0, format, quality: 90 };
+            const job = { document: doc, sizeIndex: 0, slideIndex: 0, format, settings: { scale: 1, quality: 90 } };
             // Warm every thread (fonts, images, canvases) before timing.
             await Promise.all(Array.from({ length: threads * 2 }, () => pool.render(job)));
             const count = runs * 2;

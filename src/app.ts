@@ -5,6 +5,8 @@ import Fastify, { type FastifyServerOptions, LogController } from 'fastify';
 import type { Config } from './config.js';
 import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
+import { html } from './formats/html5/index.js';
+import type { RenderPool } from './formats/pool.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
@@ -36,9 +38,8 @@ import { createExportProcessor } from './jobs/export.processor.js';
 import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { createUrlGuard } from './net/url-guard.js';
-import { type AssetFetcher, createAssetFetcher } from './render/assets.js';
-import { catalogueFonts } from './render/fonts.js';
-import type { RenderPool } from './render/pool.js';
+import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
+import { catalogueFonts } from './render/text/fonts.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
@@ -342,7 +343,7 @@ async function serveApi(
       // The generic IAB package: everything local, so the page plays it as any browser would.
       renderPackage: (document, sizeIndex) =>
         deps.renderPool.render(
-          { document, sizeIndex, slideIndex: 0, format: 'html', html5: { networkId: 1 } },
+          { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
           { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
         ),
     }),
@@ -379,18 +380,7 @@ function wireRenderUrls(app: App, deps: AppDeps, designs: ReturnType<typeof crea
     designs,
     keys: deps.keys,
     blobs: deps.blobs,
-    render: (job, signal) =>
-      deps.renderPool.render(
-        {
-          document: job.document,
-          sizeIndex: job.sizeIndex,
-          slideIndex: job.slideIndex,
-          format: job.format,
-          scale: job.scale,
-          ...(job.quality === null ? {} : { quality: job.quality }),
-        },
-        { signal },
-      ),
+    render: (job, signal) => deps.renderPool.render(job, { signal }),
     sourceGuard: createUrlGuard({ allowPrivateUrls: config.allowPrivateUrls }),
     // Two renders per thread keep the threads busy while results travel; an export's render waits behind at most
     // those (the pool is first come, first served), and one team never holds more than its share.

@@ -4,6 +4,7 @@
 // jobs, rate limits and idempotency records to Redis, S3_ENDPOINT moves files to object storage (SPEC, two shapes).
 import path from 'node:path';
 import type { Config } from './config.js';
+import { createRenderPool, type RenderPool } from './formats/pool.js';
 import {
   createMemoryIdempotencyStore,
   createRedisIdempotencyStore,
@@ -13,7 +14,6 @@ import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } fro
 import { createBullMqJobQueue } from './jobs/bullmq-queue.js';
 import type { JobQueue } from './jobs/job-queue.js';
 import { createLocalJobQueue } from './jobs/local-queue.js';
-import { createRenderPool, type RenderPool } from './render/pool.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
 import { createLocalDiskBlobStore } from './storage/blobs/local-disk.js';
 import { createS3BlobStore } from './storage/blobs/s3.js';

@@ -50,21 +50,13 @@ const KNOWN: Record<string, string> = {
   'domain/design.schema.ts -> elements/registry.ts': 'element schemas compose the design document',
   'domain/timeline.ts -> elements/common.ts': 'element schemas compose the design document',
   // A share link pasted as an image source is rewritten when the change is accepted, by the media intake's rules.
-  'domain/changes.ts -> render/share-links.ts': 'share-link rewriting lives with the media intake',
+  'domain/changes.ts -> render/media/share-links.ts': 'share-link rewriting lives with the media intake',
   // The render stages read element types (and the pipeline asks the element registry to draw); they move to
   // formats/ with the formats split, the remaining type imports stay until element types move below render/.
-  'render/animation.ts -> elements/audio/schema.ts': 'element types used by the renderer',
-  'render/animation.ts -> elements/common.ts': 'element types used by the renderer',
-  'render/animation.ts -> elements/video/schema.ts': 'element types used by the renderer',
-  'render/font-registry.ts -> elements/text-style.ts': 'element types used by the renderer',
-  'render/fonts.ts -> elements/element-kind.ts': 'element types used by the renderer',
-  'render/pipeline.ts -> elements/common.ts': 'formats pipeline, moving to formats/',
-  'render/pipeline.ts -> elements/registry.ts': 'formats pipeline, moving to formats/',
-  'render/text-paint.ts -> elements/element-kind.ts': 'element types used by the renderer',
+  'render/text/font-registry.ts -> elements/text-style.ts': 'element types used by the renderer',
+  'render/text/fonts.ts -> elements/element-kind.ts': 'element types used by the renderer',
+  'render/text/text-paint.ts -> elements/element-kind.ts': 'element types used by the renderer',
   // HTML5 packaging draws element kinds to HTML: it moves to formats/html5/, above elements/, with the formats split.
-  'render/formats/html5/motion-css.ts -> elements/common.ts': 'moving to formats/html5/',
-  'render/formats/html5/package.ts -> elements/common.ts': 'moving to formats/html5/',
-  'render/formats/html5/package.ts -> elements/registry.ts': 'moving to formats/html5/',
   // The export request and answer schemas are being recomposed from the format registry (formats/); they move below
   // http/ with it, then the export service and view take them from there and the processor from formats/.
   'services/export-view.ts -> http/schemas/exports.ts': 'export schemas move below http/ with formats/',

@@ -6,33 +6,32 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Ajv } from 'ajv';
-import { type Static, Type } from 'typebox';
+import addFormatsModule from 'ajv-formats';
+import { type Static, type TObject, Type } from 'typebox';
 import { applyChanges } from '../domain/changes.js';
 import { type DesignDocument, readDocument } from '../domain/design.schema.js';
-import { animatedDurationProblem, type PlannedFile, planFiles } from '../domain/export-plan.js';
+import { type PlannedFile, planFiles } from '../domain/export-plan.js';
 import { describeValidation, pointerToPath } from '../domain/json-pointer.js';
 import { AppError } from '../errors.js';
+import type { GifPreset } from '../formats/gif/gif.js';
+import type { OutputFormat } from '../formats/output-format.js';
+import { PDF_PRESETS, type PdfPreset } from '../formats/pdf/pdf.js';
+import { EXPORT_TYPES, findFormat, type RenderJob, renderJob } from '../formats/registry.js';
 import { ElementsChanges, GeneralChanges } from '../http/schemas/templates.js';
-import { type AssetFetcher, createAssetFetcher } from '../render/assets.js';
-import { catalogueFonts } from '../render/fonts.js';
-import { renderGif, renderMp4 } from '../render/formats/animated.js';
-import type { GifPreset } from '../render/formats/gif.js';
-import { packageHtml5 } from '../render/formats/html5/package.js';
-import { resolveHtml5Settings } from '../render/formats/html5/settings.js';
-import { PDF_PRESETS, type PdfPreset, renderPdf } from '../render/formats/pdf.js';
-import { outputDimensions, type RasterFormat, renderImage } from '../render/pipeline.js';
+import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
+import { catalogueFonts } from '../render/text/fonts.js';
 
-export const RENDER_USAGE = `usage: placard render <document.json> --format png|jpg|webp|pdf|gif|mp4|html --out <path>
+export const RENDER_USAGE = `usage: placard render <document.json> --format png|jpg|webp|avif|pdf|gif|mp4|html --out <path>
                       [--changes <file>] [--size <size hash or WxH>]... [--scale N] [--quality N] [--fps N]
                       [--pdf-preset PDF_STANDARD|PDF_PRINT] [--slide N]... [--gif-preset P]
 
-  --format      png, jpg (jpeg), webp, pdf, gif, mp4, html (html5: one zip per size)
+  --format      png, jpg (jpeg), webp, avif, pdf, gif, mp4, html (html5: one zip per size)
   --out         the file to write; a directory when the render makes several files (several sizes, or a raster
                 format and several slides), which are then named as exports name them: <design>-<W>x<H>[-<slide>].<ext>
   --changes     a JSON file { "elementsChanges": [...], "generalChanges": {...} } as POST /v1/export-with-changes takes
   --size        a size hash of the document or WxH; repeat for several; default every size
-  --scale       output pixels per design pixel (png, jpg, webp), greater than 0 and at most 16; default 1
-  --quality     1 to 100 (jpg, webp; html images, default 80); default 90
+  --scale       output pixels per design pixel (png, jpg, webp, avif), greater than 0 and at most 16; default 1
+  --quality     1 to 100: jpg and webp default 90, avif default 50, html images default 80
   --network     html: ad network id whose packaging rules apply (GET /v1/adnetworks/forHtml); default 1, IAB
   --fps         1 to 60 (mp4); default 30
   --gif-preset  highQuality (default), optimized or static (gif)
@@ -40,22 +39,6 @@ export const RENDER_USAGE = `usage: placard render <document.json> --format png|
   --slide       a slide to put in the PDF, counting from 0; repeat for several; default every slide
 
 Invalid input exits with status 2 and prints the API's error code and message.`;
-
-type Format = RasterFormat | 'pdf' | 'gif' | 'mp4' | 'html';
-
-const FORMATS: Record<string, Format> = {
-  png: 'png',
-  jpg: 'jpg',
-  jpeg: 'jpg',
-  webp: 'webp',
-  pdf: 'pdf',
-  gif: 'gif',
-  mp4: 'mp4',
-  html: 'html',
-  html5: 'html',
-};
-
-/** Formats whose encoders arrive with later issues: refused clearly rather than half made. */
 
 /** Bad usage of the command itself (flags, files), as opposed to invalid input, an AppError with the API's code. */
 class UsageError extends Error {
@@ -81,7 +64,7 @@ export interface RenderCommandOptions {
 
 interface Args {
   document: string;
-  format: Format;
+  format: OutputFormat<string, never, unknown>;
   out: string;
   changes?: string;
   sizes: string[];
@@ -142,9 +125,9 @@ function parse(argv: string[]): Args {
     );
   }
   if (!values.format) throw new UsageError('--format is missing');
-  const format = FORMATS[values.format.toLowerCase()];
+  const format = findFormat(values.format);
   if (!format) {
-    throw new UsageError(`--format must be one of ${Object.keys(FORMATS).join(', ')}, received '${values.format}'`);
+    throw new UsageError(`--format must be one of ${EXPORT_TYPES.join(', ')}, received '${values.format}'`);
   }
   if (!values.out) throw new UsageError('--out is missing');
   const preset = (values['pdf-preset'] ?? 'PDF_STANDARD').toUpperCase();
@@ -196,13 +179,19 @@ const ChangesFile = Type.Object(
 type ChangesFile = Static<typeof ChangesFile>;
 
 // The same Ajv settings as request bodies (http/validation.ts), so that messages are the API's.
-const checkChanges = new Ajv({
+// ajv-formats is CommonJS; under ESM its plugin arrives as the `default` of the default export (as http/validation.ts).
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
+const ajv = new Ajv({
   coerceTypes: false,
   useDefaults: true,
   allErrors: true,
   verbose: true,
   strict: false,
-}).compile<ChangesFile>(ChangesFile);
+});
+addFormats(ajv);
+const checkChanges = ajv.compile<ChangesFile>(ChangesFile);
 
 function withChanges(document: DesignDocument, file: string): DesignDocument {
   const raw = readJson(file, 'changes file');
@@ -254,52 +243,64 @@ function targets(out: string, files: PlannedFile[]): string[] {
   return files.map((file) => path.join(out, file.name));
 }
 
+/** The flags as the exportSettings of an API request, limited to those the format reads (the API ignores the rest). */
+function settingsOf(args: Args): Record<string, unknown> {
+  const given: Record<string, unknown> = {
+    scale: args.scale,
+    quality: args.quality,
+    targetFPS: args.fps,
+    gifPreset: args.gifPreset,
+    pdfPreset: args.preset,
+    slide: args.slides,
+    networkId: args.network,
+  };
+  const own = Object.keys((args.format.settings as TObject).properties);
+  return Object.fromEntries(Object.entries(given).filter(([key, value]) => value !== undefined && own.includes(key)));
+}
+
+const settingsValidators = new Map<string, ReturnType<Ajv['compile']>>();
+
+/** The API's checks of exportSettings, with the API's messages (the format's own schema, the same Ajv settings). */
+function validateSettings(format: OutputFormat<string, never, unknown>, given: Record<string, unknown>): void {
+  let validate = settingsValidators.get(format.type);
+  if (!validate) {
+    validate = ajv.compile(Type.Object({ exportSettings: format.settings }));
+    settingsValidators.set(format.type, validate);
+  }
+  if (!validate({ exportSettings: given })) {
+    const { message, details } = describeValidation(validate.errors ?? [], 'body');
+    throw new AppError('VALIDATION_FAILED', message, { details });
+  }
+}
+
 async function render(args: Args, options: RenderCommandOptions, print: (text: string) => void): Promise<void> {
   const format = args.format;
-  if (format === 'html') resolveHtml5Settings({ networkId: args.network, quality: args.quality });
+  const given = settingsOf(args);
+  validateSettings(format, given);
+  const settings = format.defaults(given as never);
   let document = readDocument(readJson(args.document, 'document'));
   if (args.changes) document = withChanges(document, args.changes);
   const sizes = selectSizes(document, args.sizes);
-  // Checked for every size before anything is written: a scale too large for one size fails the whole render.
-  if (format !== 'pdf') for (const s of sizes) outputDimensions(document.sizes[s], args.scale);
-  if (format === 'mp4' || (format === 'gif' && args.gifPreset !== 'static')) {
-    for (const s of sizes) {
-      const problem = animatedDurationProblem(document.sizes[s], format);
-      if (problem) throw new AppError('UNPROCESSABLE', problem);
-    }
-  }
+  // The API's checks, for every size before anything is written: a scale too large for one size fails the render.
+  for (const s of sizes) format.check(document.sizes[s], settings as never);
   const jobs = planFiles(document, document.name, sizes, format);
   const files = targets(args.out, jobs);
   const fetcher = options.fetcher ?? createAssetFetcher({ allowPrivateUrls: options.allowPrivateUrls ?? false });
-  const animated = { fetcher, ffmpegPath: options.ffmpegPath };
-  for (const [i, job] of jobs.entries()) {
+  for (const [i, planned] of jobs.entries()) {
     fs.mkdirSync(path.dirname(files[i]), { recursive: true });
-    if (format === 'html') {
-      const pkg = await packageHtml5(
-        document,
-        job.sizeIndex,
-        { networkId: args.network, quality: args.quality },
-        { fetcher, zipName: path.basename(files[i], '.zip') },
-      );
-      fs.writeFileSync(files[i], pkg.zip);
-      if (pkg.backup) fs.writeFileSync(files[i].replace(/\.zip$/, '.jpg'), pkg.backup);
-      for (const warning of pkg.warnings) print(`warning: ${path.basename(files[i])}: ${warning}\n`);
-    } else if (format === 'mp4') {
-      await renderMp4(document, job.sizeIndex, files[i], { ...animated, fps: args.fps });
-    } else {
-      const bytes =
-        format === 'pdf'
-          ? await renderPdf(document, job.sizeIndex, { preset: args.preset, slides: args.slides, fetcher })
-          : format === 'gif'
-            ? await renderGif(document, job.sizeIndex, args.gifPreset, animated)
-            : await renderImage(document, job.sizeIndex, job.slide!, {
-                format,
-                scale: args.scale,
-                quality: args.quality,
-                fetcher,
-              });
-      fs.writeFileSync(files[i], bytes);
-    }
+    const job = {
+      document,
+      sizeIndex: planned.sizeIndex,
+      slideIndex: planned.slide ?? 0,
+      format: format.type,
+      settings,
+      fileStem: path.basename(files[i], `.${format.extension}`),
+      out: format.writesFile ? files[i] : undefined,
+    } as RenderJob;
+    const result = await renderJob(job, { fetcher, ffmpegPath: options.ffmpegPath });
+    if (!format.writesFile) fs.writeFileSync(files[i], result.bytes);
+    if (result.backup) fs.writeFileSync(files[i].replace(/\.[a-z0-9]+$/, '.jpg'), result.backup);
+    for (const warning of result.warnings ?? []) print(`warning: ${path.basename(files[i])}: ${warning}\n`);
     print(`${files[i]}\n`);
   }
 }

@@ -17,7 +17,7 @@ import { kindOfElement, type Layer } from '../elements/registry.js';
 import { MAX_SVG_COLORS } from '../elements/svg/schema.js';
 import { FONT_VARIANT, MAX_TEXT_LENGTH } from '../elements/text-style.js';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
-import { rewriteShareLink } from '../render/share-links.js';
+import { rewriteShareLink } from '../render/media/share-links.js';
 import type { DesignDocument } from './design.schema.js';
 import { pointerToPath } from './json-pointer.js';
 

@@ -1,11 +1,14 @@
-// Which files an export (or `placard render`) makes and what they are called (SPEC §5, §6): raster formats make one
+// Which files an export (or `placard render`) makes and what they are called (SPEC §5, §6): per-slide formats make one
 // file per slide of each size, the others one file per size; names are `<name>-<W>x<H>[-<slide + 1>].<ext>`, safe on
 // every OS. Pure, shared by the export service and the CLI so that both name files the same way.
 import type { DesignDocument, DesignSize } from './design.schema.js';
 import { sizeDuration } from './timeline.js';
 
-/** Formats whose files hold one slide each; every other format makes one file of the whole size. */
-export const PER_SLIDE_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp']);
+/** What the plan needs of an output format (formats/output-format.ts): its files and their extension. */
+export interface FileShape {
+  files: 'perSlide' | 'perSize';
+  extension: string;
+}
 
 const UTF8_NAME_BYTES = 200;
 
@@ -54,17 +57,16 @@ export function planFiles(
   document: DesignDocument,
   fileStem: string,
   sizes: readonly number[],
-  format: string,
+  format: FileShape,
 ): PlannedFile[] {
   const files: PlannedFile[] = [];
   const taken = new Map<string, number>();
   for (const sizeIndex of sizes) {
     const size = document.sizes[sizeIndex];
-    const slides = PER_SLIDE_FORMATS.has(format) ? size.slides.map((_, i) => i) : [undefined];
+    const slides = format.files === 'perSlide' ? size.slides.map((_, i) => i) : [undefined];
     for (const slide of slides) {
       const numbered = slide !== undefined && size.slides.length > 1 ? slide : undefined;
-      // An HTML5 export makes one zip (index.html and its files) per size.
-      let name = exportFileName(fileStem, size, numbered, format === 'html' ? 'zip' : format);
+      let name = exportFileName(fileStem, size, numbered, format.extension);
       // Two sizes of one set may share their dimensions: the later one gets " (2)", as a browser names a second
       // download, rather than overwriting the first or a "-2" that would read as a slide number.
       const seen = taken.get(name) ?? 0;

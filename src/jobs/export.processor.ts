@@ -19,11 +19,9 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
-import type { GifPreset } from '../render/formats/gif.js';
-import type { Html5Settings } from '../render/formats/html5/settings.js';
-import type { RasterFormat } from '../render/pipeline.js';
-import type { RenderPool } from '../render/pool.js';
-import { PROGRESS_CHANNEL, type ProgressMessage } from '../render/progress.js';
+import type { RenderPool } from '../formats/pool.js';
+import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
+import { formatOf, type RenderJob } from '../formats/registry.js';
 import type { RenderSettings } from '../services/export.service.js';
 import type { ErrorLog, ExportLinks } from '../services/export-view.js';
 import { presentExport } from '../services/export-view.js';
@@ -36,25 +34,6 @@ import {
 } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import type { Job, JobQueue } from './job-queue.js';
-
-const CONTENT_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  gif: 'image/gif',
-  mp4: 'video/mp4',
-  html: 'application/zip',
-};
-
-/** The extension of a format's stored file: an HTML5 export is a zip per size. */
-const extensionOf = (format: string) => (format === 'html' ? 'zip' : format);
-
-/** Formats whose file is one picture of the final state, fit to be a thumbnail. */
-const STILL_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp']);
-
-/** Formats whose render draws a timeline: they get the video time budget and report their progress. */
-const ANIMATED_FORMATS: ReadonlySet<string> = new Set(['gif', 'mp4']);
 
 export interface ExportProcessorLog {
   error(details: object, message: string): void;
@@ -160,8 +139,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     }
   }
 
-  function budgetOf(format: string): number {
-    return ANIMATED_FORMATS.has(format) ? (options.videoBudgetMs ?? 600_000) : options.stillBudgetMs;
+  function budgetOf(type: string): number {
+    return formatOf(type).budget === 'video' ? (options.videoBudgetMs ?? 600_000) : options.stillBudgetMs;
   }
 
   /** The file of one creative: bytes, or (MP4) a temporary file that the render wrote and the caller removes. */
@@ -173,58 +152,27 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
     | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
   > {
-    const settings = JSON.parse(row.settings) as RenderSettings;
-    const document = documentOf(row);
-    const base = { document, sizeIndex: creative.size_index, slideIndex: creative.slide_number ?? 0 };
-    switch (row.format) {
-      case 'pdf':
-        return {
-          bytes: await pool.render(
-            {
-              ...base,
-              format: 'pdf',
-              pdfPreset: settings.pdfPreset,
-              slides: settings.slide?.length ? settings.slide : undefined,
-            },
-            { signal },
-          ),
-        };
-      case 'gif':
-        return {
-          bytes: await pool.render(
-            { ...base, format: 'gif', gifPreset: settings.gifPreset as GifPreset, progressId: creative.id },
-            { signal },
-          ),
-        };
-      case 'mp4': {
-        // Written to a file by the render thread and streamed from there: a 60 s story is never held in memory.
-        const file = path.join(os.tmpdir(), `placard-${creative.id}-${randomBytes(4).toString('hex')}.mp4`);
-        try {
-          await pool.render(
-            { ...base, format: 'mp4', fps: settings.targetFPS, out: file, progressId: creative.id },
-            { signal },
-          );
-        } catch (error) {
-          await fs.promises.rm(file, { force: true });
-          throw error;
-        }
-        return { file };
-      }
-      case 'html':
-        return pool.renderFiles(
-          {
-            ...base,
-            format: 'html',
-            html5: settings as Html5Settings,
-            zipName: creative.file_name.replace(/\.zip$/, ''),
-          },
-          { signal },
-        );
-      default:
-        return {
-          bytes: await pool.render({ ...base, format: row.format as RasterFormat, scale: settings.scale }, { signal }),
-        };
+    const format = formatOf(row.format);
+    const { allowedSizeHashesOnly: _sizes, ...settings } = JSON.parse(row.settings) as RenderSettings;
+    const job = {
+      document: documentOf(row),
+      sizeIndex: creative.size_index,
+      slideIndex: creative.slide_number ?? 0,
+      format: format.type,
+      settings,
+      progressId: creative.id,
+      fileStem: creative.file_name.slice(0, -(format.extension.length + 1)),
+    } as RenderJob;
+    if (!format.writesFile) return pool.renderFiles(job, { signal });
+    // Written to a file by the render thread and streamed from there: a 60 s story is never held in memory.
+    const file = path.join(os.tmpdir(), `placard-${creative.id}-${randomBytes(4).toString('hex')}.${format.extension}`);
+    try {
+      await pool.render({ ...job, out: file }, { signal });
+    } catch (error) {
+      await fs.promises.rm(file, { force: true });
+      throw error;
     }
+    return { file };
   }
 
   async function renderCreative(job: Job<'export.creative'>): Promise<void> {
@@ -263,12 +211,13 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const renderMs = Math.round(performance.now() - started);
     options.onRendered?.(row.format, renderMs / 1000);
     // One key per creative: a retry after a crash writes the same object again.
-    const key = `exports/${exportId}/${creativeId}.${extensionOf(row.format)}`;
+    const format = formatOf(row.format);
+    const key = `exports/${exportId}/${creativeId}.${format.extension}`;
     const fallbackKey = output.backup ? `exports/${exportId}/${creativeId}.jpg` : null;
     let size: number;
     try {
       const body = output.file === undefined ? output.bytes : fs.createReadStream(output.file);
-      ({ size } = await blobs.put(key, body, CONTENT_TYPES[row.format] ?? 'application/octet-stream'));
+      ({ size } = await blobs.put(key, body, format.contentType));
       if (fallbackKey && output.backup) await blobs.put(fallbackKey, output.backup, 'image/jpeg');
     } catch (error) {
       throw new StorageError(`storing ${creative.file_name} failed: ${(error as Error).message}`, { cause: error });
@@ -296,7 +245,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   async function thumbnailFrom(row: ExportRow, creative: CreativeRow, bytes: Uint8Array): Promise<void> {
     const { thumbnails, setMissingThumbnail } = options;
     // Only a still's picture is a thumbnail (a GIF's first frame is the start of its animation, not the final state).
-    if (!thumbnails || !setMissingThumbnail || !row.new_design_hash || !STILL_FORMATS.has(row.format)) return;
+    if (!thumbnails || !setMissingThumbnail || !row.new_design_hash || !formatOf(row.format).thumbnail) return;
     if (creative.size_index !== 0 || (creative.slide_number ?? 0) !== 0) return;
     try {
       const size = documentOf(row).sizes[0];

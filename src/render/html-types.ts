@@ -2,7 +2,7 @@
 // of its box in local coordinates (0, 0, width, height) and asks the context for the files that markup refers to.
 // The packager owns position, rotation, opacity and motion, exactly as the pipeline does for `draw`.
 import type { SKRSContext2D } from '@napi-rs/canvas';
-import type { TextLayout } from './text-layout.js';
+import type { TextLayout } from './text/text-layout.js';
 import type { ResolvedAssets } from './types.js';
 
 export interface HtmlContext {

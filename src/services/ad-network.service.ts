@@ -1,7 +1,8 @@
 // Ad networks (seed "Ad networks", SPEC §10, §11): the catalogue shipped with the service, filtered per endpoint,
 // with the status each network has in the caller's team.
+
 import type { Actor } from '../domain/actor.js';
-import { AD_NETWORKS, type AdNetworkDef } from '../render/formats/html5/networks.js';
+import { AD_NETWORKS, type AdNetworkDef } from '../formats/html5/networks.js';
 import type { AdNetworkRepository } from '../storage/db/repositories/ad-networks.repository.js';
 
 export interface AdNetworkServiceDeps {

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Job, JobQueue } from '../jobs/job-queue.js';
-import type { AssetFetcher, FetchedMedia } from '../render/assets.js';
+import type { AssetFetcher, FetchedMedia } from '../render/media/assets.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
   createMediaRepository,

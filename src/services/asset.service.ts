@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../domain/actor.js';
 import { pageRequest } from '../domain/page.js';
 import { AppError } from '../errors.js';
-import type { MediaFormat, MediaKind } from '../render/assets.js';
+import type { MediaFormat, MediaKind } from '../render/media/assets.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { BrandKitRow } from '../storage/db/repositories/brand-kits.repository.js';
 import {

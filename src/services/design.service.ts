@@ -15,7 +15,7 @@ import type { ChangeAttribute } from '../elements/element-kind.js';
 import { kindOfElement, type LayerType } from '../elements/registry.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import { fontFamily as catalogueFamily } from '../render/fonts.js';
+import { fontFamily as catalogueFamily } from '../render/text/fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Db, Dialect } from '../storage/db/database.js';
 import { createBrandKitRepository } from '../storage/db/repositories/brand-kits.repository.js';

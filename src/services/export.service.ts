@@ -10,15 +10,14 @@ import type { Actor } from '../domain/actor.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
-import { animatedDurationProblem, PER_SLIDE_FORMATS, planFiles, safeFileStem } from '../domain/export-plan.js';
+import { planFiles, safeFileStem } from '../domain/export-plan.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
+import type { OutputFormat } from '../formats/output-format.js';
+import { formatOf } from '../formats/registry.js';
 import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import { catalogueFonts } from '../render/fonts.js';
-import { type Html5Settings, resolveHtml5Settings } from '../render/formats/html5/settings.js';
-import { selectSlides } from '../render/formats/pdf.js';
-import { outputDimensions } from '../render/pipeline.js';
+import { catalogueFonts } from '../render/text/fonts.js';
 import { now } from '../storage/db/database.js';
 import { createExportRepository, type NewCreative } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
@@ -27,68 +26,13 @@ import type { DesignService } from './design.service.js';
 import { documentOf } from './design.service.js';
 import { type ExportLinks, presentExport } from './export-view.js';
 
-/** Formats this version renders; the others answer 501 until their issue lands. */
-export const RENDERED_FORMATS: ReadonlySet<string> = new Set(['png', 'jpg', 'webp', 'pdf', 'gif', 'mp4', 'html']);
-
-const ALIASES: Record<string, string> = { jpeg: 'jpg', html5: 'html' };
-
-/** `PNG` → png, `jpeg` → jpg, `HTML5` → html. */
-export function normaliseType(type: string): string {
-  const lower = type.toLowerCase();
-  return ALIASES[lower] ?? lower;
-}
-
 /** The settings that apply to a format, with their defaults: part of the cache key and what the renderer reads. */
-export interface RenderSettings {
-  scale?: number;
-  pdfPreset?: 'PDF_STANDARD' | 'PDF_PRINT';
-  slide?: number[];
-  gifPreset?: string;
-  targetFPS?: number;
-  allowedSizeHashesOnly: string[] | null;
-  [html: string]: unknown;
-}
-
-const HTML_DEFAULTS = {
-  quality: 80,
-  networkId: 1,
-  retina: false,
-  retinaOnly: false,
-  // null: the network decides (Google Ads and TTD take no font files, so their text becomes SVG).
-  convertCustomFonts: null,
-  minifyHtml: false,
-  urlTarget: '_blank',
-  useAsClickTag: false,
-  clickTagUrl: null,
-  includeFallbackImage: false,
-} as const;
+export type RenderSettings = Record<string, unknown> & { allowedSizeHashesOnly: string[] | null };
 
 /** SPEC §6: a setting that does not apply to the type is ignored (dropped here), the others get their defaults. */
-export function settingsFor(format: string, given: ExportSettings = {}): RenderSettings {
+export function settingsFor(format: OutputFormat<string, never, unknown>, given: ExportSettings = {}): RenderSettings {
   const sizes = given.allowedSizeHashesOnly ? [...new Set(given.allowedSizeHashesOnly)].sort() : null;
-  switch (format) {
-    case 'png':
-    case 'jpg':
-    case 'webp':
-      return { scale: given.scale ?? 1, allowedSizeHashesOnly: sizes };
-    case 'pdf':
-      return {
-        pdfPreset: given.pdfPreset ?? 'PDF_STANDARD',
-        slide: [...new Set(given.slide ?? [])].sort((a, b) => a - b),
-        allowedSizeHashesOnly: sizes,
-      };
-    case 'gif':
-      return { gifPreset: given.gifPreset ?? 'highQuality', allowedSizeHashesOnly: sizes };
-    case 'mp4':
-      return { targetFPS: given.targetFPS ?? 30, allowedSizeHashesOnly: sizes };
-    default: {
-      const html: Record<string, unknown> = { allowedSizeHashesOnly: sizes };
-      for (const [key, fallback] of Object.entries(HTML_DEFAULTS)) {
-        html[key] = (given as Record<string, unknown>)[key] ?? fallback;
-      }
-      return html as RenderSettings;
-    }
-  }
+  return { ...(format.defaults(given as never) as Record<string, unknown>), allowedSizeHashesOnly: sizes };
 }
 
 export interface ExportServiceDeps {
@@ -114,25 +58,9 @@ export interface ExportAnswer {
 /** What one accepted request will render. */
 interface Plan {
   format: string;
+  output: OutputFormat<string, never, unknown>;
   settings: RenderSettings;
   sizes: number[];
-}
-
-function notImplemented(type: string, format: string): AppError {
-  return new AppError(
-    'NOT_IMPLEMENTED',
-    `type: ${JSON.stringify(type)} (${format}) is not rendered by this version yet; available types: png, jpg (jpeg), webp, pdf, gif, mp4`,
-  );
-}
-
-function validationError(details: ErrorDetail[]): AppError {
-  const first = details[0];
-  const field = first.path
-    .replace(/^\//, '')
-    .replace(/\/(\d+)/g, '[$1]')
-    .replace(/\//g, '.');
-  const more = details.length > 1 ? ` (and ${details.length - 1} more problem(s), see details)` : '';
-  return new AppError('VALIDATION_FAILED', `${field}: ${first.message}${more}`, { details });
 }
 
 /** The sizes an export makes (indexes into the document): every size, or those allowedSizeHashesOnly names. */
@@ -162,38 +90,21 @@ function chooseSizes(doc: DesignDocument, allowed: readonly string[] | undefined
   return all.filter((i) => wanted.has(doc.sizes[i].hash as string));
 }
 
-/** Settings whose validity depends on the design: the output side limit of `scale`, the slides of a PDF. */
+/** The format's checks that depend on the design (the scale's side limit, a PDF's slides …), for every size. */
 function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
-  for (const sizeIndex of plan.sizes) {
-    const size = doc.sizes[sizeIndex];
-    if (plan.settings.scale !== undefined) {
-      try {
-        outputDimensions(size, plan.settings.scale);
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        throw validationError([{ path: '/exportSettings/scale', in: 'body', message: error.message }]);
-      }
-    }
-    if (plan.format === 'pdf' && plan.settings.slide?.length) {
-      selectSlides({ ...size, slideCount: size.slides.length }, plan.settings.slide);
-    }
-    if (plan.format === 'html') resolveHtml5Settings(plan.settings as Html5Settings); // 400 before anything is created
-    if (plan.format === 'mp4' || (plan.format === 'gif' && plan.settings.gifPreset !== 'static')) {
-      const problem = animatedDurationProblem(size, plan.format);
-      if (problem) throw new AppError('UNPROCESSABLE', problem);
-    }
-  }
+  for (const sizeIndex of plan.sizes) plan.output.check(doc.sizes[sizeIndex], plan.settings as never);
 }
 
 export function createExportService(deps: ExportServiceDeps) {
   const exportsRepo = createExportRepository(deps.db);
 
   function planOf(type: string, settings: ExportSettings | undefined, doc: DesignDocument): Plan {
-    const format = normaliseType(type);
-    if (!RENDERED_FORMATS.has(format)) throw notImplemented(type, format);
+    // The request schema admits only registered types: formatOf cannot miss here.
+    const output = formatOf(type);
     const plan = {
-      format,
-      settings: settingsFor(format, settings),
+      format: output.type,
+      output,
+      settings: settingsFor(output, settings),
       sizes: chooseSizes(doc, settings?.allowedSizeHashesOnly),
     };
     checkSettingsAgainst(doc, plan);
@@ -260,7 +171,7 @@ export function createExportService(deps: ExportServiceDeps) {
   }) {
     const id = randomUUID();
     const createdAt = now();
-    const files = planFiles(input.doc, input.fileStem, input.plan.sizes, input.plan.format);
+    const files = planFiles(input.doc, input.fileStem, input.plan.sizes, input.plan.output);
     const creatives: NewCreative[] = files.map((file, position) => {
       const size = input.doc.sizes[file.sizeIndex];
       return {
@@ -436,12 +347,12 @@ export function createExportService(deps: ExportServiceDeps) {
           },
         },
       );
-      // Raster exports hand their first file to the design as its thumbnail (export.processor.ts); this job draws
-      // one only if that did not happen within a minute (a failed first file), and at once for other formats.
+      // Formats whose file can be a thumbnail hand their first file to the design (export.processor.ts); this job
+      // draws one only if that did not happen within a minute (a failed first file), and at once for other formats.
       await deps.queue.enqueue(
         'design.thumbnail',
         { designId: created.designId, revision: created.revision },
-        { delayMs: PER_SLIDE_FORMATS.has(plan.format) ? 60_000 : 0 },
+        { delayMs: plan.output.thumbnail ? 60_000 : 0 },
       );
       return answer(created.exportId, created.creatives);
     },

@@ -15,6 +15,13 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { signatureMatches, signedPathAndQuery } from '../domain/render-url-signature.js';
 import type { FontLookup } from '../elements/element-kind.js';
 import { AppError } from '../errors.js';
+import {
+  FORMATS,
+  type FormatType,
+  findFormat,
+  type RenderJob,
+  formatOf as registeredFormat,
+} from '../formats/registry.js';
 import type { UrlGuard } from '../net/url-guard.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { RenderUrlDesignHead, RenderUrlRepository } from '../storage/db/repositories/render-urls.repository.js';
@@ -33,26 +40,36 @@ import {
   settingsOf,
 } from './render-url-params.js';
 
-/** The still formats a link may name by its extension. */
-export const RENDER_URL_FORMATS = {
-  png: { format: 'png', contentType: 'image/png', quality: false },
-  jpg: { format: 'jpg', contentType: 'image/jpeg', quality: true },
-  jpeg: { format: 'jpg', contentType: 'image/jpeg', quality: true },
-  webp: { format: 'webp', contentType: 'image/webp', quality: true },
-} as const;
-export type RenderUrlExtension = keyof typeof RENDER_URL_FORMATS;
-type LinkFormat = (typeof RENDER_URL_FORMATS)[RenderUrlExtension];
+/**
+ * The formats a link may name by its extension, from the format registry: still pictures of one slide (PNG, JPG, WEBP
+ * and AVIF today), each with its aliases (`.jpeg`). Video, PDF and HTML5 packages are exports, not images of a link.
+ */
+export const RENDER_URL_FORMATS = FORMATS.filter(
+  (format) => format.files === 'perSlide' && format.budget === 'still' && format.thumbnail,
+);
+const EXTENSIONS = RENDER_URL_FORMATS.flatMap((format) => [format.type, ...format.aliases]);
 
-/** What the render threads are asked for (app.ts turns it into the pool's job). */
-export interface RenderUrlJob {
-  document: DesignDocument;
-  sizeIndex: number;
-  slideIndex: number;
-  format: LinkFormat['format'];
-  scale: number;
-  /** null: the format's default. */
-  quality: number | null;
+interface LinkFormat {
+  format: FormatType;
+  extension: string;
+  contentType: string;
+  /** Whether `quality` applies (a setting that does not apply is ignored, SPEC §6). */
+  quality: boolean;
 }
+
+function linkFormat(extension: string): LinkFormat | undefined {
+  const format = findFormat(extension);
+  if (!format || !(RENDER_URL_FORMATS as readonly unknown[]).includes(format)) return undefined;
+  return {
+    format: format.type,
+    extension: format.extension,
+    contentType: format.contentType,
+    quality: 'quality' in (format.settings as unknown as { properties: object }).properties,
+  };
+}
+
+/** What the render threads are asked for: a job of the format registry with the format's own settings. */
+export type RenderUrlJob = RenderJob;
 
 /** Bumped when the renderer's output for the same input changes, so that stored variants are not served again. */
 const VARIANT_VERSION = 1;
@@ -199,11 +216,11 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
   }
 
   function formatOf(extension: string, field: string): LinkFormat {
-    const format = RENDER_URL_FORMATS[extension as RenderUrlExtension];
+    const format = linkFormat(extension);
     if (!format) {
       throw new AppError(
         'VALIDATION_FAILED',
-        `${field}: ${JSON.stringify(extension)} is not an image format of render URLs; use ${Object.keys(RENDER_URL_FORMATS).join(', ')}`,
+        `${field}: ${JSON.stringify(extension)} is not an image format of render URLs; use ${EXTENSIONS.join(', ')}`,
       );
     }
     return format;
@@ -384,21 +401,24 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
     const shared = inFlight.get(key);
     if (shared) return { ...base, status: 200, body: await shared, source: 'shared' };
     let source: RenderUrlAnswer['source'] = 'store';
-    const blobKey = `render-urls/${head.hash}/${key}.${format.format}`;
+    const blobKey = `render-urls/${head.hash}/${key}.${format.extension}`;
     const produce = async () => {
       const stored = await readStored(blobKey);
       if (stored) return stored;
       source = 'render';
       const doc = await documentFor(head, settings.version, 'version');
       const { sizeIndex, changed } = await prepare(doc, request.size, settings, changes, 'size');
+      const given = {
+        scale: settings.scale,
+        ...(format.quality && settings.quality !== null ? { quality: settings.quality } : {}),
+      };
       const bytes = await renderLimited(head.team_id, {
         document: changed,
         sizeIndex,
         slideIndex: settings.slide,
         format: format.format,
-        scale: settings.scale,
-        quality: format.quality ? settings.quality : null,
-      });
+        settings: (registeredFormat(format.format).defaults as (given: object) => unknown)(given),
+      } as RenderJob);
       // The answer does not wait for storage: a failed put only costs a render after the memory tier forgets it.
       deps.blobs.put(blobKey, bytes, format.contentType).catch((error) => {
         deps.log?.warn({ err: error, key: blobKey }, 'render URL: storing the image failed');
@@ -536,7 +556,7 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
         }
         throw error;
       }
-      const extension = format.format;
+      const extension = format.extension;
       const path = body.size ? `/r/${design.hash}/${body.size}.${extension}` : `/r/${design.hash}.${extension}`;
       const { secret } = await secretNode(actor.teamId, await currentRow(actor.teamId));
       return {

@@ -10,8 +10,8 @@ import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from
 import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import { catalogueFonts } from '../render/fonts.js';
-import { unzipPackage } from '../render/formats/html5/unzip.js';
+import { unzipPackage } from '../formats/html5/unzip.js';
+import { catalogueFonts } from '../render/text/fonts.js';
 import { createShareLinkRepository, type ShareLinkRow } from '../storage/db/repositories/share-links.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import { type DesignService, documentOf } from './design.service.js';

@@ -1,7 +1,7 @@
 // The public preview page of a share link (SPEC §7): the design playing live from its HTML5 package in a sandboxed
 // iframe, a size switcher for sets (plain links: it works with scripting off) and a replay button (a few lines of
 // plain JavaScript that reload the frame). No framework, nothing loaded from elsewhere.
-import { escapeHtml } from '../render/formats/html5/text-html.js';
+import { escapeHtml } from '../formats/html5/text-html.js';
 
 export interface SharePageSize {
   name: string;

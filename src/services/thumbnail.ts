@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import type { DesignDocument } from '../domain/design.schema.js';
-import type { AssetFetcher } from '../render/assets.js';
-import { renderImage } from '../render/pipeline.js';
-import type { RenderPool } from '../render/pool.js';
+import { renderImage } from '../formats/pipeline.js';
+import type { RenderPool } from '../formats/pool.js';
+import type { AssetFetcher } from '../render/media/assets.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 
 export const THUMBNAIL_LONGEST_SIDE = 400;
@@ -42,15 +42,20 @@ export interface ThumbnailOptions {
 /** The PNG of a design's thumbnail. */
 export async function drawThumbnail(document: DesignDocument, options: ThumbnailOptions = {}): Promise<Buffer> {
   const size = document.sizes[0];
-  const job = {
-    format: 'png' as const,
-    scale: thumbnailScale(size.width, size.height),
-    skipRejectedSources: true,
-  };
+  const scale = thumbnailScale(size.width, size.height);
   if (options.pool) {
-    return Buffer.from(await options.pool.render({ document, sizeIndex: 0, slideIndex: 0, ...job }));
+    return Buffer.from(
+      await options.pool.render({
+        document,
+        sizeIndex: 0,
+        slideIndex: 0,
+        format: 'png',
+        settings: { scale },
+        skipRejectedSources: true,
+      }),
+    );
   }
-  return renderImage(document, 0, 0, { ...job, fetcher: options.fetcher });
+  return renderImage(document, 0, 0, { format: 'png', scale, skipRejectedSources: true, fetcher: options.fetcher });
 }
 
 export interface Thumbnails {

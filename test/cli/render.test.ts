@@ -14,7 +14,7 @@ import { applyChanges } from '../../src/domain/changes.js';
 import { readDocument } from '../../src/domain/design.schema.js';
 import { exportFileName, safeFileStem } from '../../src/domain/export-plan.js';
 import { AppError } from '../../src/errors.js';
-import { catalogueFonts } from '../../src/render/fonts.js';
+import { catalogueFonts } from '../../src/render/text/fonts.js';
 
 const MAIN = path.resolve('src/main.ts');
 const SET = path.resolve('test/render/fixtures/cli-set.json');
@@ -306,7 +306,10 @@ describe('placard render: invalid input exits 2 with the API code and message', 
     wide.sizes[1].width = 1080;
     const tooLarge = await render(writeJson(wide), '--format', 'png', '--scale', '16', '--out', fresh('n'));
     assert.equal(tooLarge.status, 2);
-    assert.match(tooLarge.stderr, /^VALIDATION_FAILED: scale 16 makes a 1080x90 size 17280 px on its longest side/);
+    assert.match(
+      tooLarge.stderr,
+      /^VALIDATION_FAILED: exportSettings.scale: scale 16 makes a 1080x90 size 17280 px on its longest side/,
+    );
     assert.equal(fs.existsSync(fresh('n')), false, 'nothing is written when one size cannot be rendered');
 
     const missing = await render(fresh('absent.json'), '--format', 'png', '--out', fresh('n.png'));

@@ -14,7 +14,7 @@ import {
   WebhookVerificationError,
 } from '@placard/client';
 import { Webhook } from 'standardwebhooks';
-import type { RenderPool } from '../../src/render/pool.js';
+import type { RenderPool } from '../../src/formats/pool.js';
 import { startTestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 import { assertPixel, decodePng } from '../render/pixels.js';

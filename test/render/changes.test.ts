@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FontLookup } from '../../src/domain/changes.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../../src/domain/changes.js';
 import type { DesignDocument } from '../../src/domain/design.schema.js';
-import { renderImage } from '../../src/render/pipeline.js';
+import { renderImage } from '../../src/formats/pipeline.js';
 import { assertPixel, decodePng, type Pixels } from './pixels.js';
 import { type RenderMedia, startRenderMedia } from './render-media.js';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DesignDocument } from '../../src/domain/design.schema.js';
-import { renderImage } from '../../src/render/pipeline.js';
+import { renderImage } from '../../src/formats/pipeline.js';
 import { comparePngs, DEFAULT_MAX_DIFF_PIXELS, expectGolden } from './golden.js';
 import { type RenderMedia, startRenderMedia } from './render-media.js';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { type DesignDocument, readDocument } from '../../src/domain/design.schema.js';
-import { type AssetFetcher, createAssetFetcher } from '../../src/render/assets.js';
+import { type AssetFetcher, createAssetFetcher } from '../../src/render/media/assets.js';
 import { FIXTURES } from './golden.js';
 import { type MediaServer, startMediaServer } from './media-fixtures.js';
 

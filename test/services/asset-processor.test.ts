@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { createLocalJobQueue } from '../../src/jobs/local-queue.js';
-import { createAssetFetcher, type FetchedMedia } from '../../src/render/assets.js';
+import { createAssetFetcher, type FetchedMedia } from '../../src/render/media/assets.js';
 import { type AssetProcessorOptions, createAssetProcessor, fileNameFor } from '../../src/services/asset-processor.js';
 import type { BlobStore } from '../../src/storage/blobs/blob-store.js';
 import { createMediaRepository, type MediaRow } from '../../src/storage/db/repositories/media.repository.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type DesignDocument, readDocument } from '../../src/domain/design.schema.js';
-import { createRenderPool } from '../../src/render/pool.js';
+import { createRenderPool } from '../../src/formats/pool.js';
 import {
   createThumbnails,
   drawThumbnail,

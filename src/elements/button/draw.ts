@@ -2,7 +2,7 @@
 // as shapes are), then its label laid out like a text element's. The label box is the button inset by the stroke width
 // all round, and sideways by half the corner radius too, so a label never runs over the border or into a round end.
 import { fillStyleOf } from '../../render/paint.js';
-import { layoutWithFonts, paintTextLayout, textBoxOf } from '../../render/text-paint.js';
+import { layoutWithFonts, paintTextLayout, textBoxOf } from '../../render/text/text-paint.js';
 import type { DrawContext } from '../../render/types.js';
 import { fontOfStyled } from '../text-style.js';
 import type { ButtonElement } from './schema.js';

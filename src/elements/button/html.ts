@@ -1,6 +1,6 @@
 // A button in an HTML5 package: its shape as CSS, its label laid out as the raster renderer lays it out.
 import type { HtmlContext } from '../../render/html-types.js';
-import { layoutWithFonts, textBoxOf } from '../../render/text-paint.js';
+import { layoutWithFonts, textBoxOf } from '../../render/text/text-paint.js';
 import { strokeBox } from '../shape/html.js';
 import { fontOfStyled } from '../text-style.js';
 import { labelBox } from './draw.js';

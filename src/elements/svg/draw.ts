@@ -2,7 +2,7 @@
 // keeping its proportions and centred — what a browser does with an SVG's default preserveAspectRatio. Skia keeps
 // the SVG as vectors, so it stays sharp at any export scale.
 import { drawFitted } from '../../render/fit.js';
-import { svgSource } from '../../render/image-source.js';
+import { svgSource } from '../../render/media/image-source.js';
 import type { DrawContext } from '../../render/types.js';
 import type { SvgElement } from './schema.js';
 

@@ -1,8 +1,8 @@
 // An SVG in an HTML5 package: a standalone .svg file shown by <img>, never inline markup (GAM refuses inline <svg>),
 // recoloured by SVGCOLORS as the raster renderer recolours it, and fitted like it (contain, centred).
 import type { HtmlContext } from '../../render/html-types.js';
-import { isInlineMarkup } from '../../render/image-source.js';
-import { recolorSvg } from '../../render/svg-colors.js';
+import { isInlineMarkup } from '../../render/media/image-source.js';
+import { recolorSvg } from '../../render/media/svg-colors.js';
 import type { SvgElement } from './schema.js';
 
 export async function svgToHtml(element: SvgElement, hc: HtmlContext): Promise<string> {

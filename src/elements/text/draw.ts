@@ -1,5 +1,5 @@
 // Draws a text element in its box: the layout of render/text-layout.ts with the element's font, painted in its colour.
-import { layoutWithFonts, paintTextLayout, textBoxOf } from '../../render/text-paint.js';
+import { layoutWithFonts, paintTextLayout, textBoxOf } from '../../render/text/text-paint.js';
 import type { DrawContext } from '../../render/types.js';
 import { fontOfStyled } from '../text-style.js';
 import type { TextElement } from './schema.js';

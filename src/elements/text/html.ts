@@ -1,6 +1,6 @@
 // A text element in an HTML5 package: the same layout the raster renderer draws, written line by line.
 import type { HtmlContext } from '../../render/html-types.js';
-import { layoutWithFonts, textBoxOf } from '../../render/text-paint.js';
+import { layoutWithFonts, textBoxOf } from '../../render/text/text-paint.js';
 import { fontOfStyled } from '../text-style.js';
 import type { TextElement } from './schema.js';
 

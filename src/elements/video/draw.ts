@@ -2,7 +2,7 @@
 // (render/video-frame.ts); where this machine has no ffmpeg the asset stage resolves nothing and the box stays empty.
 // Animated exports draw the frame showing at their time (DrawContext.videoFrame, render/animation.ts).
 import { drawFitted } from '../../render/fit.js';
-import { videoFrameSource } from '../../render/image-source.js';
+import { videoFrameSource } from '../../render/media/image-source.js';
 import type { DrawContext } from '../../render/types.js';
 import type { VideoElement } from './schema.js';
 

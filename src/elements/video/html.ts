@@ -3,7 +3,7 @@
 // video extension in its list) the element shows its frame at trimStart instead, as stills do.
 import { drawFitted } from '../../render/fit.js';
 import type { HtmlContext } from '../../render/html-types.js';
-import { videoFrameSource } from '../../render/image-source.js';
+import { videoFrameSource } from '../../render/media/image-source.js';
 import type { VideoElement } from './schema.js';
 
 export async function videoToHtml(element: VideoElement, hc: HtmlContext): Promise<string> {

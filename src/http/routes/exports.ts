@@ -37,7 +37,6 @@ export function exportsRoutes(app: App, { exports }: { exports: ExportService })
           'FONT_VARIANT_UNAVAILABLE',
           'UNKNOWN_SIZE_HASH',
           'UNPROCESSABLE',
-          'NOT_IMPLEMENTED',
           'UNAVAILABLE',
         ),
       },
@@ -56,20 +55,12 @@ export function exportsRoutes(app: App, { exports }: { exports: ExportService })
       summary: 'Export an existing design',
       description:
         'Creates no design. An identical earlier request whose export completed answers that export again ' +
-        '(header `X-Cache: HIT`). Types gif, mp4 and html answer 501 until this version renders them. 503 with ' +
+        '(header `X-Cache: HIT`). Every type the schema admits is rendered (formats/registry.ts). 503 with ' +
         'Retry-After when the export queue is full.',
       body: ExportBody,
       response: {
         200: CreateExportResponse,
-        ...errors(
-          ...AUTHED_ERRORS,
-          'NOT_FOUND',
-          ...POST_ERRORS,
-          'UNKNOWN_SIZE_HASH',
-          'UNPROCESSABLE',
-          'NOT_IMPLEMENTED',
-          'UNAVAILABLE',
-        ),
+        ...errors(...AUTHED_ERRORS, 'NOT_FOUND', ...POST_ERRORS, 'UNKNOWN_SIZE_HASH', 'UNPROCESSABLE', 'UNAVAILABLE'),
       },
     },
     handler: async (request, reply) => {

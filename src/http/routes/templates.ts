@@ -1,6 +1,6 @@
 import { designDocumentJsonSchema } from '../../domain/design.schema.js';
 import { AppError } from '../../errors.js';
-import { fontFamily as catalogueFamily, fontCatalogue } from '../../render/fonts.js';
+import { fontFamily as catalogueFamily, fontCatalogue } from '../../render/text/fonts.js';
 import type { DesignService } from '../../services/design.service.js';
 import { actorOf } from '../plugins/auth.js';
 import { AUTHED_ERRORS, BODY_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';

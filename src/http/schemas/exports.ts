@@ -1,15 +1,14 @@
 // Schemas of exports (seed "Exports", SPEC §6): the two requests that start one, its settings, and the export with
 // its creatives as the status endpoint answers it. Element changes live with the design schemas (templates.ts).
 import { type Static, Type } from 'typebox';
+import { type AnyFormatSettings, EXPORT_TYPES, FORMAT_SETTINGS_PROPERTIES } from '../../formats/registry.js';
 import { Id, Nullable, Ok } from './common.js';
 import { DesignHash, ElementsChanges, GeneralChanges, SizeHash } from './templates.js';
-
-/** Export types; `jpeg` is an alias of `jpg` and `html5` of `html` (SPEC §6). */
-export const EXPORT_TYPES = ['png', 'jpg', 'jpeg', 'webp', 'pdf', 'gif', 'mp4', 'html', 'html5'] as const;
 
 /** `png` → `[Pp][Nn][Gg]`: JSON Schema patterns have no case-insensitive flag. */
 const anyCase = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c.toUpperCase()}${c}]` : c)).join('');
 
+/** Every type and alias the format registry knows (SPEC §6: jpeg = jpg, html5 = html). */
 export const ExportType = Type.String({
   pattern: `^(${EXPORT_TYPES.map(anyCase).join('|')})$`,
   'x-rule': `must be one of ${EXPORT_TYPES.join(', ')} (any letter case)`,
@@ -21,39 +20,10 @@ export const ExportStatus = Type.Enum(['pending', 'inProgress', 'complete', 'com
     'pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.',
 });
 
+/** The settings of every format (formats/registry.ts composes them from each format's own schema). */
 export const ExportSettings = Type.Object(
   {
-    quality: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 100,
-        description: 'HTML: 60 low, 80 medium, 90 high, 100 uncompressed; any other value is custom',
-      }),
-    ),
-    gifPreset: Type.Optional(Type.Enum(['highQuality', 'optimized', 'static'], { description: 'GIF' })),
-    networkId: Type.Optional(
-      Type.With(Id, { description: 'HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml)' }),
-    ),
-    pdfPreset: Type.Optional(Type.Enum(['PDF_STANDARD', 'PDF_PRINT'], { description: 'PDF' })),
-    slide: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 0 }), { maxItems: 50, description: 'PDF: slides to export, counting from 0' }),
-    ),
-    scale: Type.Optional(
-      Type.Number({
-        exclusiveMinimum: 0,
-        maximum: 16,
-        description: 'JPG, WEBP, PNG: scale factor; scale × side must stay within 16,000 px',
-      }),
-    ),
-    targetFPS: Type.Optional(Type.Integer({ minimum: 1, maximum: 60, description: 'MP4: frame rate' })),
-    retina: Type.Optional(Type.Boolean({ description: 'HTML: also save retina images' })),
-    retinaOnly: Type.Optional(Type.Boolean({ description: 'HTML: exclude non-retina images from the zip' })),
-    convertCustomFonts: Type.Optional(Type.Boolean({ description: 'HTML: convert custom fonts to SVG' })),
-    minifyHtml: Type.Optional(Type.Boolean({ description: 'HTML' })),
-    urlTarget: Type.Optional(Type.Enum(['_blank', '_self', '_top', '_parent'], { description: 'HTML' })),
-    useAsClickTag: Type.Optional(Type.Boolean({ description: 'HTML' })),
-    clickTagUrl: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'HTML' })),
-    includeFallbackImage: Type.Optional(Type.Boolean({ description: 'HTML: add a JPG fallback image to the zip' })),
+    ...FORMAT_SETTINGS_PROPERTIES,
     allowedSizeHashesOnly: Type.Optional(
       Type.Array(SizeHash, {
         minItems: 1,
@@ -218,7 +188,7 @@ export const Export = Type.Object({
 export const CreateExportResponse = Ok(Type.Object({ export: Export }));
 export const GetExportResponse = Ok(Export);
 
-export type ExportSettings = Static<typeof ExportSettings>;
+export type ExportSettings = AnyFormatSettings & { allowedSizeHashesOnly?: string[] };
 export type ExportWithChangesBody = Static<typeof ExportWithChangesBody>;
 export type ExportBody = Static<typeof ExportBody>;
 export type Export = Static<typeof Export>;

@@ -21,8 +21,9 @@ export const RenderUrlSecretResponse = Ok(
 export const CreateRenderUrlBody = Type.Object(
   {
     templateHash: DesignHash,
-    format: Type.Enum(['png', 'jpg', 'jpeg', 'webp', 'PNG', 'JPG', 'JPEG', 'WEBP'], {
-      description: 'The image format; the extension of the link',
+    format: Type.String({
+      maxLength: 10,
+      description: 'png, jpg (jpeg), webp or avif, any letter case: the still formats of the format registry',
     }),
     size: Type.Optional(
       Type.String({
@@ -34,7 +35,7 @@ export const CreateRenderUrlBody = Type.Object(
     scale: Type.Optional(
       Type.Number({ exclusiveMinimum: 0, maximum: 16, description: 'Output pixels per design pixel, default 1' }),
     ),
-    quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'JPG and WEBP: 1..100' })),
+    quality: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'JPG, WEBP and AVIF: 1..100' })),
     slide: Type.Optional(Type.Integer({ minimum: 0, maximum: 999, description: 'The slide, from 0; default 0' })),
     versionId: Type.Optional(
       Type.String({

@@ -12,8 +12,8 @@ import type { App } from '../../../src/http/types.js';
 import type { JobQueue } from '../../../src/jobs/job-queue.js';
 import { createLocalJobQueue } from '../../../src/jobs/local-queue.js';
 import { forbiddenAddressReason, type HostLookup } from '../../../src/net/url-guard.js';
-import { createAssetFetcher, MB } from '../../../src/render/assets.js';
-import { ffprobePath } from '../../../src/render/media-probe.js';
+import { createAssetFetcher, MB } from '../../../src/render/media/assets.js';
+import { ffprobePath } from '../../../src/render/media/media-probe.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
 import {
   gif,

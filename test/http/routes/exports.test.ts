@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import type { RenderJob, RenderPool } from '../../../src/render/pool.js';
+import type { RenderJob, RenderPool } from '../../../src/formats/pool.js';
 import { linkExpiry, startTestApp, type TestApp } from '../../helpers/app.js';
 import { readZip } from '../../helpers/zip.js';
 import { type MediaServer, png, startMediaServer } from '../../render/media-fixtures.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { designDocumentJsonSchema } from '../../../src/domain/design.schema.js';
-import { fontCatalogue } from '../../../src/render/fonts.js';
+import { fontCatalogue } from '../../../src/render/text/fonts.js';
 import { springSale } from '../../domain/design-fixtures.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 

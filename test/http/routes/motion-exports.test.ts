@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ffprobePath } from '../../../src/render/media-probe.js';
+import { ffprobePath } from '../../../src/render/media/media-probe.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { readZip } from '../../helpers/zip.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PNG } from 'pngjs';
-import { fontFamily } from '../../../src/render/fonts.js';
+import { fontFamily } from '../../../src/render/text/fonts.js';
 import { everyType, springSale } from '../../domain/design-fixtures.js';
 import { type Caller, linkExpiry, startTestApp, type TestApp } from '../../helpers/app.js';
 

@@ -1,0 +1,189 @@
+// Registers the catalogue's font files with Skia lazily, once per thread, and builds the font stack a piece of text is
+// drawn with. Each subset file gets its own alias (`Inter|700italic|latin-ext`): Skia picks one face per family name
+// and weight/style, so subsets sharing one name would hide each other, and one face per alias makes the chosen face
+// independent of what else happens to be registered. The stack lists the element family's subsets first, then only
+// the Noto fallback files whose unicode ranges hold a character the family lacks; Skia falls back per glyph along the
+// comma-separated list. Only what a text needs is registered: CJK files cost ~50 ms each and the colour emoji ~275 ms.
+import { GlobalFonts } from '@napi-rs/canvas';
+import { DEFAULT_FONT } from '../../elements/text-style.js';
+import { covers, type Ranges, woffCoverage } from './font-coverage.js';
+import { fallbackFamilies, fontFamily, fontFile, fontFiles } from './fonts.js';
+
+/** The pieces of a CSS font shorthand, without the size: `${style} ${weight} ${size}px ${families}`. */
+export interface FontStack {
+  /** The weight of the element family's chosen face, so that Skia never synthesises bold on top of a real face. */
+  weight: number;
+  /** `italic` also when the family has no italic face: Skia then slants the upright face (a synthetic italic). */
+  style: 'normal' | 'italic';
+  /** Registered aliases, family subsets first, then the fallbacks the text needs. */
+  families: string[];
+}
+
+/** A face of a family, as chosen for a requested variant. */
+export interface ResolvedFace {
+  fontFamily: string;
+  /** An existing variant of the family, e.g. `700` or `400italic`. */
+  variant: string;
+  weight: number;
+  /** True when italic was asked for and the family has no italic face: the slant is synthetic. */
+  syntheticItalic: boolean;
+}
+
+interface SubsetFile {
+  alias: string;
+  path: string;
+  family: string;
+  variant: string;
+  subset: string;
+}
+
+const registered = new Set<string>();
+const stats = { files: 0, milliseconds: 0 };
+
+/** How many files this thread registered and the time that took (the first also loads Skia's font manager). */
+export function registrationStats(): { files: number; milliseconds: number } {
+  return { ...stats };
+}
+
+function register(file: SubsetFile): void {
+  if (registered.has(file.path)) return;
+  const started = performance.now();
+  // Another thread of the process may already have registered it: Skia's collection is shared by the process.
+  if (!GlobalFonts.has(file.alias) && !GlobalFonts.registerFromPath(file.path, file.alias)) {
+    throw new Error(`Skia could not register the font file ${file.path}`);
+  }
+  registered.add(file.path);
+  stats.files += 1;
+  stats.milliseconds += performance.now() - started;
+}
+
+function parseVariant(variant: string): { weight: number; italic: boolean } {
+  const weight = Number.parseInt(variant, 10);
+  return { weight: Number.isFinite(weight) ? weight : 400, italic: variant.endsWith('italic') };
+}
+
+/** CSS font matching for weights (CSS Fonts 4 §5.2): the face Skia itself would pick among `weights`. */
+export function nearestWeight(desired: number, weights: number[]): number {
+  if (weights.includes(desired)) return desired;
+  const below = weights.filter((w) => w < desired).sort((a, b) => b - a);
+  const above = weights.filter((w) => w > desired).sort((a, b) => a - b);
+  if (desired >= 400 && desired <= 500) {
+    const upTo500 = above.filter((w) => w <= 500);
+    const beyond = above.filter((w) => w > 500);
+    return [...upTo500, ...below, ...beyond][0]!;
+  }
+  return (desired < 400 ? [...below, ...above] : [...above, ...below])[0]!;
+}
+
+/**
+ * The face of `family` used for `variant`: the nearest weight among faces of the asked style; when italic is asked
+ * and the family has none, the nearest upright face, slanted by Skia. An unknown family draws with the default font.
+ */
+export function resolveFace(family: string, variant: string): ResolvedFace {
+  const found = fontFamily(family) ?? fontFamily(DEFAULT_FONT.fontFamily)!;
+  const { weight, italic } = parseVariant(variant);
+  const ofStyle = found.variants.filter((v) => v.endsWith('italic') === italic);
+  const candidates = ofStyle.length > 0 ? ofStyle : found.variants.filter((v) => !v.endsWith('italic'));
+  const chosen = nearestWeight(
+    weight,
+    candidates.map((v) => parseVariant(v).weight),
+  );
+  const chosenItalic = italic && ofStyle.length > 0;
+  return {
+    fontFamily: found.fontFamily,
+    variant: chosenItalic ? `${chosen}italic` : String(chosen),
+    weight: chosen,
+    syntheticItalic: italic && !chosenItalic,
+  };
+}
+
+const subsetCache = new Map<string, SubsetFile[]>();
+const coverageCache = new Map<string, Ranges>();
+
+/** The exact coverage of one subset file, read once per thread from the cmap of its .woff twin (undefined: none). */
+function coverageOf(file: SubsetFile): Ranges | undefined {
+  const woff = fontFile(file.family, file.variant, file.subset, 'woff');
+  if (!woff) return undefined;
+  let ranges = coverageCache.get(woff);
+  if (!ranges) {
+    ranges = woffCoverage(woff);
+    coverageCache.set(woff, ranges);
+  }
+  return ranges;
+}
+
+/** The files of one face, latin first. */
+function subsetFiles(family: string, variant: string): SubsetFile[] {
+  const key = `${family}|${variant}`;
+  let files = subsetCache.get(key);
+  if (!files) {
+    files = fontFiles(family, variant).map((file) => ({
+      alias: `${family}|${variant}|${file.subset}`,
+      path: file.path,
+      family,
+      variant,
+      subset: file.subset,
+    }));
+    subsetCache.set(key, files);
+  }
+  return files;
+}
+
+function codePointsOf(text: string): Set<number> {
+  const points = new Set<number>();
+  for (const char of text) {
+    const codePoint = char.codePointAt(0)!;
+    // Controls are never drawn; they must not pull in a fallback.
+    if (codePoint >= 0x20 && codePoint !== 0x7f) points.add(codePoint);
+  }
+  return points;
+}
+
+/**
+ * The font stack for `text` drawn in `variant` of `family`, with every file it lists registered. Without `text`, every
+ * subset of the family and of every fallback is listed (and registered). The family's first subset (latin for Latin
+ * families) is always listed: it carries the line metrics and the ellipsis.
+ */
+export function fontStack(family: string, variant: string, text?: string): FontStack {
+  const face = resolveFace(family, variant);
+  const wanted = parseVariant(variant);
+  const uncovered = text === undefined ? undefined : codePointsOf(text);
+  const chosen: SubsetFile[] = [];
+  const take = (files: SubsetFile[], always: SubsetFile | undefined) => {
+    for (const file of files) {
+      if (!uncovered) {
+        chosen.push(file);
+        continue;
+      }
+      const ranges = coverageOf(file);
+      const hits = ranges ? [...uncovered].filter((codePoint) => covers(ranges, codePoint)) : [...uncovered];
+      if (hits.length === 0 && file !== always) continue;
+      chosen.push(file);
+      // Skia takes a glyph from the first listed font that has it, so later fonts only matter for what is still missing.
+      for (const codePoint of hits) uncovered.delete(codePoint);
+    }
+  };
+  const own = subsetFiles(face.fontFamily, face.variant);
+  take(own, own[0]);
+  for (const fallback of fallbackFamilies()) {
+    if (uncovered?.size === 0) break;
+    if (fallback === face.fontFamily) continue;
+    const weights = fontFamily(fallback)!
+      .variants.filter((v) => !v.endsWith('italic'))
+      .map(Number);
+    take(subsetFiles(fallback, String(nearestWeight(wanted.weight, weights))), undefined);
+  }
+  for (const file of chosen) register(file);
+  return {
+    weight: face.weight,
+    style: wanted.italic ? 'italic' : 'normal',
+    families: chosen.map((file) => file.alias),
+  };
+}
+
+/** The CSS font shorthand for a stack at `size` px, as ctx.font takes it. */
+export function cssFont(stack: FontStack, size: number): string {
+  const families = stack.families.map((alias) => `"${alias}"`).join(', ');
+  const px = Math.round(size * 1000) / 1000;
+  return `${stack.style === 'italic' ? 'italic ' : ''}${stack.weight} ${px}px ${families}`;
+}

@@ -1,0 +1,145 @@
+// Text on a canvas: a TextMeasurer backed by Skia and the font registry, a per-thread cache of layouts (an animated
+// export draws the same text in hundreds of frames; autoFit's search runs once), and the painter of a TextLayout.
+import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
+import type { FontRef } from '../../elements/element-kind.js';
+import { cssFont, fontStack } from './font-registry.js';
+import { applyTextTransform, layoutText, type TextBox, type TextLayout, type TextMeasurer } from './text-layout.js';
+
+// Measuring happens on a scratch context, never on the one being drawn into (its state belongs to the pipeline).
+let scratch: SKRSContext2D | undefined;
+function scratchContext(): SKRSContext2D {
+  scratch ??= createCanvas(1, 1).getContext('2d');
+  return scratch;
+}
+
+function variantOf(base: string, style: { bold: boolean; italic: boolean }): string {
+  const weight = Number.parseInt(base, 10) || 400;
+  // Bold means 700, or stays heavier when the element already is; the registry takes the nearest weight it has.
+  const wanted = style.bold ? Math.max(weight, 700) : weight;
+  return `${wanted}${style.italic || base.endsWith('italic') ? 'italic' : ''}`;
+}
+
+/**
+ * A measurer drawing with `font`; `text` decides which fallback fonts are needed (and registered). It must hold every
+ * character the layout may draw: the transformed text, and the ellipsis (the family's first subset always has it).
+ */
+export function canvasMeasurer(font: FontRef, text: string): TextMeasurer {
+  const stacks = new Map<string, ReturnType<typeof fontStack>>();
+  const ctx = scratchContext();
+  const setFont = (css: string) => {
+    if (ctx.font !== css) ctx.font = css;
+  };
+  return {
+    font(style, size) {
+      const variant = variantOf(font.fontVariant, style);
+      let stack = stacks.get(variant);
+      if (!stack) {
+        stack = fontStack(font.fontFamily, variant, text);
+        stacks.set(variant, stack);
+      }
+      return cssFont(stack, size);
+    },
+    measure(run, css) {
+      setFont(css);
+      ctx.letterSpacing = '0px';
+      return ctx.measureText(run).width;
+    },
+    metrics(css) {
+      setFont(css);
+      const metrics = ctx.measureText('');
+      return { ascent: metrics.fontBoundingBoxAscent, descent: metrics.fontBoundingBoxDescent };
+    },
+  };
+}
+
+const LAYOUT_CACHE_SIZE = 256;
+const layouts = new Map<string, TextLayout>();
+
+/** The text style fields of text and button elements (elements/text-style.ts), all optional as in the schema. */
+export interface StyledText {
+  fontFamily?: string;
+  fontVariant?: string;
+  fontSize?: number;
+  lineHeight?: number;
+  letterSpacing?: number;
+  align?: TextBox['align'];
+  verticalAlign?: TextBox['verticalAlign'];
+  textTransform?: TextBox['textTransform'];
+  autoFit?: TextBox['autoFit'];
+  minFontSize?: number;
+  overflow?: TextBox['overflow'];
+}
+
+/** The layout input of a styled element's text in a box, with the kind's own defaults for what the element omits. */
+export function textBoxOf(
+  element: StyledText,
+  content: { text: string; markdown: boolean; width: number; height: number },
+  defaults: Pick<TextBox, 'align' | 'verticalAlign' | 'fontSize'>,
+): TextBox {
+  return {
+    ...content,
+    fontSize: element.fontSize ?? defaults.fontSize,
+    lineHeight: element.lineHeight ?? 1.2,
+    letterSpacing: element.letterSpacing ?? 0,
+    align: element.align ?? defaults.align,
+    verticalAlign: element.verticalAlign ?? defaults.verticalAlign,
+    textTransform: element.textTransform ?? 'none',
+    autoFit: element.autoFit ?? 'none',
+    minFontSize: element.minFontSize ?? 6,
+    overflow: element.overflow ?? 'visible',
+  };
+}
+
+/** The layout of `box` in `font`, computed once per thread for identical inputs (least recently used evicted). */
+export function layoutWithFonts(box: TextBox, font: FontRef): TextLayout {
+  const key = JSON.stringify([box, font.fontFamily, font.fontVariant]);
+  const cached = layouts.get(key);
+  if (cached) {
+    layouts.delete(key);
+    layouts.set(key, cached);
+    return cached;
+  }
+  const text = applyTextTransform(box.text, box.textTransform);
+  const result = layoutText(box, canvasMeasurer(font, text));
+  layouts.set(key, result);
+  if (layouts.size > LAYOUT_CACHE_SIZE) layouts.delete(layouts.keys().next().value!);
+  return result;
+}
+
+/**
+ * Draws a layout in the box (0, 0, width, height) of `ctx` with `color`; links are underlined in that colour. Restores
+ * every piece of context state it changes.
+ */
+export function paintTextLayout(
+  ctx: SKRSContext2D,
+  layout: TextLayout,
+  color: string,
+  box: { width: number; height: number },
+): void {
+  if (layout.lines.length === 0) return;
+  ctx.save();
+  if (layout.clip) {
+    ctx.beginPath();
+    ctx.rect(0, 0, box.width, box.height);
+    ctx.clip();
+  }
+  ctx.fillStyle = color;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'alphabetic';
+  ctx.letterSpacing = `${layout.letterSpacing}px`;
+  const thickness = Math.max(1, layout.fontSize / 14);
+  for (const line of layout.lines) {
+    for (const run of line.runs) {
+      if (run.style.link) {
+        // Below the baseline, clear of most descenders' joins; it stops at the last glyph, not after its spacing.
+        const width = run.width - Math.max(0, layout.letterSpacing);
+        ctx.fillRect(run.x, line.baseline + layout.fontSize * 0.12, width, thickness);
+      }
+      if (!run.text.trim()) continue;
+      ctx.font = run.font;
+      ctx.direction = run.direction;
+      ctx.fillText(run.text, run.x, line.baseline);
+    }
+  }
+  ctx.restore();
+}

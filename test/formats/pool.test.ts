@@ -1,0 +1,160 @@
+// The worker-thread pool: renders run in worker threads (not on this one), give the same pixels as a render here, keep
+// AppError codes across the thread boundary, and run side by side.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { readDocument } from '../../src/domain/design.schema.js';
+import { AppError } from '../../src/errors.js';
+import { renderImage } from '../../src/formats/pipeline.js';
+import { createRenderPool, type RenderPool, workerFile } from '../../src/formats/pool.js';
+import { canvasPool } from '../../src/render/canvas-pool.js';
+import { comparePngs } from '../render/golden.js';
+import { assertPixel, decodeAny, decodePng } from '../render/pixels.js';
+import { QUADRANTS, type RenderMedia, startRenderMedia } from '../render/render-media.js';
+
+let media: RenderMedia;
+let pool: RenderPool;
+before(async () => {
+  media = await startRenderMedia();
+  pool = createRenderPool({ threads: 2, allowPrivateUrls: true });
+});
+after(async () => {
+  await pool.close();
+  await media.close();
+});
+
+describe('createRenderPool', () => {
+  test('runs the worker with the extension of the running code (worker.ts under tsx)', () => {
+    assert.match(workerFile(), /src[/\\]formats[/\\]worker\.ts$/);
+    assert.equal(pool.threads, 2);
+  });
+
+  test('a render in a worker thread gives the same pixels as one on this thread, and uses none of its canvases', async () => {
+    const doc = media.fixture('image-fit');
+    const created = canvasPool.created();
+    const pooled = Buffer.from(
+      await pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 1 } }),
+    );
+    assert.equal(canvasPool.created(), created, 'the main thread drew nothing');
+    const local = await renderImage(doc, 0, 0, { format: 'png', fetcher: media.fetcher });
+    assert.equal(comparePngs(pooled, local).differing, 0);
+    assertPixel(decodePng(pooled), 110, 10, [...QUADRANTS.topLeft, 255]);
+  });
+
+  test('scale, format and quality reach the worker', async () => {
+    const doc = media.fixture('shapes');
+    const jpg = await pool.render({
+      document: doc,
+      sizeIndex: 0,
+      slideIndex: 0,
+      format: 'jpg',
+      settings: { scale: 0.5, quality: 80 },
+    });
+    const pixels = await decodeAny(Buffer.from(jpg));
+    assert.deepEqual([pixels.width, pixels.height], [150, 125]);
+    assertPixel(pixels, 37, 27, [0x25, 0x63, 0xeb, 255], 8);
+  });
+
+  test('SOURCE_REJECTED raised in a worker arrives as an AppError with its code and message', async () => {
+    const url = `${media.origin}/absent.jpg`;
+    const doc = readDocument({
+      name: 'Broken',
+      sizes: [
+        {
+          name: 'S',
+          width: 50,
+          height: 50,
+          slides: [{ elements: [{ name: 'p', type: 'image', x: 0, y: 0, width: 50, height: 50, src: url }] }],
+        },
+      ],
+    });
+    await assert.rejects(
+      pool.render({ document: doc, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 1 } }),
+      (error: unknown) =>
+        error instanceof AppError &&
+        error.code === 'SOURCE_REJECTED' &&
+        error.status === 422 &&
+        error.message.includes(url),
+    );
+  });
+
+  test('many renders at once all complete, each with its own picture', async () => {
+    const colours = ['#FF0000', '#00FF00', '#0000FF', '#FFFF00', '#00FFFF', '#FF00FF'];
+    const results = await Promise.all(
+      colours.map((backgroundColor) =>
+        pool.render({
+          document: readDocument({
+            name: 'Colour',
+            sizes: [{ name: 'S', width: 64, height: 64, backgroundColor, slides: [{ elements: [] }] }],
+          }),
+          sizeIndex: 0,
+          slideIndex: 0,
+          format: 'png',
+          settings: { scale: 1 },
+        }),
+      ),
+    );
+    results.forEach((bytes, i) => {
+      const hex = colours[i].slice(1);
+      const rgb = [0, 2, 4].map((o) => Number.parseInt(hex.slice(o, o + 2), 16));
+      assertPixel(decodePng(Buffer.from(bytes)), 32, 32, [...rgb, 255]);
+    });
+  });
+
+  test('an aborted render stops with an AbortError, and the pool renders on afterwards', async () => {
+    const doc = readDocument({
+      name: 'Big',
+      sizes: [
+        {
+          name: 'Story',
+          width: 1080,
+          height: 1920,
+          backgroundColor: '#123456',
+          slides: [{ duration: 1, elements: [] }],
+        },
+      ],
+    });
+    await assert.rejects(
+      pool.render(
+        { document: doc, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 8 } },
+        { signal: AbortSignal.timeout(30) },
+      ),
+      (error: Error) => error.name === 'AbortError',
+    );
+    const after = await pool.render({
+      document: doc,
+      sizeIndex: 0,
+      slideIndex: 0,
+      format: 'jpg',
+      settings: { scale: 0.1, quality: 90 },
+    });
+    assert.equal((await decodeAny(Buffer.from(after))).width, 108);
+  });
+
+  test('a PDF renders in a worker thread too', async () => {
+    const doc = readDocument({
+      name: 'Pages',
+      sizes: [
+        {
+          name: 'Square',
+          width: 100,
+          height: 100,
+          slides: [
+            { duration: 1, elements: [] },
+            { duration: 1, elements: [] },
+          ],
+        },
+      ],
+    });
+    const bytes = Buffer.from(
+      await pool.render({
+        document: doc,
+        sizeIndex: 0,
+        slideIndex: 0,
+        format: 'pdf',
+        settings: { pdfPreset: 'PDF_STANDARD', slide: [1] },
+      }),
+    );
+    assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
+    assert.match(bytes.toString('latin1'), /\/Count 1\b/);
+  });
+});
