@@ -72,8 +72,8 @@ export interface RenderUrlSettings {
   perTeamConcurrency: number;
   /** Whole-render budget of one link, SOURCE fetches included. Default 10 s. */
   renderTimeoutSeconds: number;
-  /** Budget of the SOURCE address check (DNS) before a render. Default 2 s. */
-  sourceCheckTimeoutMs: number;
+  /** Budget of each SOURCE: its address check before the render, then its download on the render thread. Default 3 s. */
+  sourceTimeoutMs: number;
 }
 
 export interface S3Settings {
@@ -207,7 +207,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
         1024,
       ),
       renderTimeoutSeconds: integer(env, 'PLACARD_RENDER_URL_TIMEOUT_SECONDS', 10, 1, 600),
-      sourceCheckTimeoutMs: 2000,
+      sourceTimeoutMs: integer(env, 'PLACARD_RENDER_URL_SOURCE_TIMEOUT_MS', 3000, 100, 15_000),
     },
     ...overrides,
   };

@@ -29,6 +29,11 @@ export interface RenderJobBase {
   out?: string;
   /** The file's name without its extension (HTML5 checks it against the network's naming rules). */
   fileStem?: string;
+  /**
+   * Whole-download budget of each media fetch, shorter than the 15 s of SPEC §9 (render URLs answer while a person or
+   * a mail client waits). Default: the thread's fetcher and its budget.
+   */
+  fetchTimeoutMs?: number;
 }
 
 /** The job of one format: its type and its resolved settings (a discriminated union over the registry's formats). */

@@ -1,6 +1,6 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
-import { createAssetFetcher } from '../render/media/assets.js';
+import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
 import { type RenderJob, renderJob } from './registry.js';
@@ -22,6 +22,22 @@ export interface RenderWorkerData {
 const data = (workerData ?? {}) as Partial<RenderWorkerData>;
 setRenderFetcher(createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true }));
 
+/** Fetchers with a shorter budget (RenderJobBase.fetchTimeoutMs), one per budget, each with its cache, kept warm. */
+const budgetFetchers = new Map<number, AssetFetcher>();
+function fetcherFor(timeoutMs: number | undefined): AssetFetcher {
+  if (timeoutMs === undefined) return renderFetcher();
+  let fetcher = budgetFetchers.get(timeoutMs);
+  if (!fetcher) {
+    fetcher = createAssetFetcher({
+      allowPrivateUrls: data.allowPrivateUrls === true,
+      timeoutMs,
+      cacheBytes: 32 * 1024 * 1024,
+    });
+    budgetFetchers.set(timeoutMs, fetcher);
+  }
+  return fetcher;
+}
+
 let progressChannel: BroadcastChannel | undefined;
 
 /** A reporter that posts at most every 2% (and the end), so a 1 800-frame video sends ~50 messages, not 1 800. */
@@ -41,7 +57,7 @@ function progressReporter(id: string | undefined): ((done: number, total: number
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
   try {
     const { bytes, warnings, backup } = await renderJob(job, {
-      fetcher: renderFetcher(),
+      fetcher: fetcherFor(job.fetchTimeoutMs),
       ffmpegPath: data.ffmpegPath,
       onProgress: progressReporter(job.progressId),
     });

@@ -22,7 +22,7 @@ import {
   type RenderJob,
   formatOf as registeredFormat,
 } from '../formats/registry.js';
-import type { UrlGuard } from '../net/url-guard.js';
+import { displayUrl, type UrlGuard } from '../net/url-guard.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { RenderUrlDesignHead, RenderUrlRepository } from '../storage/db/repositories/render-urls.repository.js';
 import { openSecret, type ServerKeys, sealSecret } from '../storage/secrets.js';
@@ -313,7 +313,7 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
     }
     const parsed = changesOfParams(doc, changes);
     const changed = applyQueryChanges(doc, parsed, deps.fonts);
-    const signal = AbortSignal.timeout(deps.settings.sourceCheckTimeoutMs);
+    const signal = AbortSignal.timeout(deps.settings.sourceTimeoutMs);
     await Promise.all(
       parsed.sources.map(async ({ param, url }) => {
         try {
@@ -323,13 +323,13 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
           if (signal.aborted)
             throw queryError(
               param,
-              `the address of ${url} could not be checked within ${deps.settings.sourceCheckTimeoutMs} ms`,
+              `the address of ${url} could not be checked within ${deps.settings.sourceTimeoutMs} ms`,
             );
           throw error;
         }
       }),
     );
-    return { sizeIndex, changed };
+    return { sizeIndex, changed, sources: parsed.sources };
   }
 
   async function readStored(key: string): Promise<Uint8Array | null> {
@@ -407,7 +407,7 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
       if (stored) return stored;
       source = 'render';
       const doc = await documentFor(head, settings.version, 'version');
-      const { sizeIndex, changed } = await prepare(doc, request.size, settings, changes, 'size');
+      const { sizeIndex, changed, sources } = await prepare(doc, request.size, settings, changes, 'size');
       const given = {
         scale: settings.scale,
         ...(format.quality && settings.quality !== null ? { quality: settings.quality } : {}),
@@ -418,7 +418,16 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
         slideIndex: settings.slide,
         format: format.format,
         settings: (registeredFormat(format.format).defaults as (given: object) => unknown)(given),
-      } as RenderJob);
+        fetchTimeoutMs: deps.settings.sourceTimeoutMs,
+      } as RenderJob).catch((error: unknown) => {
+        // A SOURCE of the link that cannot be used (not found, not an image, too slow) is the link's fault: 400
+        // naming its parameter. One of the template's own sources stays a 422 SOURCE_REJECTED.
+        const culprit =
+          error instanceof AppError && error.code === 'SOURCE_REJECTED'
+            ? sources.find(({ url }) => error.message.startsWith(displayUrl(url)) || error.message.includes(url))
+            : undefined;
+        throw culprit ? queryError(culprit.param, (error as AppError).message) : error;
+      });
       // The answer does not wait for storage: a failed put only costs a render after the memory tier forgets it.
       deps.blobs.put(blobKey, bytes, format.contentType).catch((error) => {
         deps.log?.warn({ err: error, key: blobKey }, 'render URL: storing the image failed');

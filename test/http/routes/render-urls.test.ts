@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import sharp from 'sharp';
 import { loadConfig } from '../../../src/config.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestBucket, type TestBucket } from '../../helpers/s3-server.js';
@@ -188,7 +189,10 @@ describe('render URLs over HTTP', () => {
     media.route('/blue.png', (_req, res) => {
       res.writeHead(200, { 'content-type': 'image/png' }).end(png(40, 40, [0, 0, 255]));
     });
-    s = await start({ renderUrl: { ...loadConfig({}).renderUrl, secretOverlapSeconds: 4 } });
+    media.route('/slow.png', (_req, res) => {
+      setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png(40, 40)), 3000);
+    });
+    s = await start({ renderUrl: { ...loadConfig({}).renderUrl, secretOverlapSeconds: 4, sourceTimeoutMs: 500 } });
     bannerHash = await s.importDesign('Banner', banner(`${media.origin}/red.png`));
     pairHash = await s.importDesign('Pair', pair());
     secret = (await s.ok('GET', '/v1/renderUrls/secret')).secret;
@@ -337,6 +341,31 @@ describe('render URLs over HTTP', () => {
       /not an image format of render URLs; use png, jpg, jpeg, webp/,
     );
     assert.equal(await s.metric('miss', 'render'), missesBefore, 'nothing was rendered');
+  });
+
+  test('a SOURCE that cannot be used is 400 naming its parameter: missing at its server, or slower than the budget', async () => {
+    const missing = await s.get(sign(secret, `/r/${bannerHash}.png`, { photo: `${media.origin}/nothing.png` }));
+    assert.equal(missing.status, 400, missing.bytes.toString());
+    assert.match(JSON.parse(missing.bytes.toString()).error, /^photo \(query\): .*answered HTTP 404/);
+    const slow = await s.get(sign(secret, `/r/${bannerHash}.png`, { photo: `${media.origin}/slow.png` }));
+    assert.equal(slow.status, 400, slow.bytes.toString());
+    assert.match(JSON.parse(slow.bytes.toString()).error, /^photo \(query\): .*took longer than 0\.5 s/);
+  });
+
+  test('AVIF and WEBP links answer their format (the still formats of the registry)', async () => {
+    for (const [ext, type, format] of [
+      ['avif', 'image/avif', 'heif'],
+      ['webp', 'image/webp', 'webp'],
+      ['jpeg', 'image/jpeg', 'jpeg'],
+    ] as const) {
+      const res = await s.get(sign(secret, `/r/${pairHash}.${ext}`, { 'panel.BGCOLOR': '#FF0000', quality: '70' }));
+      assert.equal(res.status, 200, res.bytes.toString());
+      assert.equal(res.headers.get('content-type'), type);
+      const meta = await sharp(res.bytes).metadata();
+      assert.equal(meta.format, format);
+      const { data } = await sharp(res.bytes).raw().toBuffer({ resolveWithObject: true });
+      assert.ok(Math.abs(data[0] - 255) < 12 && data[1] < 12 && data[2] < 12, `${ext}: ${[...data.subarray(0, 3)]}`);
+    }
   });
 
   test('unknown template, size or version: 404; a size by hash or WxH picks it', async () => {
