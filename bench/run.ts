@@ -8,6 +8,7 @@ import { benchExports } from './exports.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchRender } from './render.bench.js';
+import { benchRenderUrl } from './render-url.bench.js';
 import { benchScale } from './scale.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
@@ -17,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   html5: benchHtml5,
   motion: benchMotion,
   render: benchRender,
+  'render-url': benchRenderUrl,
   scale: benchScale,
 };
 
