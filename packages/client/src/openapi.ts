@@ -30,7 +30,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -51,7 +51,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -108,7 +108,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -129,7 +129,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -150,7 +150,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -174,32 +174,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/healthz": {
+    "/r/{file}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The process is alive */
+        /**
+         * The image of a signed render URL (first size of the design)
+         * @description Public: the signature `s` (HMAC-SHA256 of the path and the sorted query with the team secret) authorises it. Query parameters change elements (`headline=Hello`, `cta.BGCOLOR=%2310B981`: an element name alone is its LABEL or SOURCE) or set `scale`, `quality`, `slide`, `version`, `exp`. Answers the image with a strong ETag (304 on If-None-Match) and Cache-Control; `X-Render-Cache` says what answered (memory, store, render, shared). Unsigned, tampered or expired: 403; unknown design or size: 404; bad parameter: 400 naming it.
+         */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    /** @description {templateHash}.{png|jpg|webp} */
+                    file: string;
+                };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: INVALID_SIGNATURE, LINK_EXPIRED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Unavailable: UNAVAILABLE */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
                         };
                     };
                 };
@@ -213,50 +312,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/readyz": {
+    "/r/{hash}/{file}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Every dependency is reachable */
+        /**
+         * The image of a signed render URL, one size of a design set (by size hash or WxH)
+         * @description Public: the signature `s` (HMAC-SHA256 of the path and the sorted query with the team secret) authorises it. Query parameters change elements (`headline=Hello`, `cta.BGCOLOR=%2310B981`: an element name alone is its LABEL or SOURCE) or set `scale`, `quality`, `slide`, `version`, `exp`. Answers the image with a strong ETag (304 on If-None-Match) and Cache-Control; `X-Render-Cache` says what answered (memory, store, render, shared). Unsigned, tampered or expired: 403; unknown design or size: 404; bad parameter: 400 naming it.
+         */
         get: {
             parameters: {
                 query?: never;
                 header?: never;
-                path?: never;
+                path: {
+                    /** @description {size hash or WxH}.{png|jpg|webp} */
+                    file: string;
+                    /** @description Design hash */
+                    hash: string;
+                };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            checks: {
-                                [key: string]: string;
-                            };
-                            /** @enum {string} */
-                            status: "ready" | "unavailable";
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description Role lacks the permission: INVALID_SIGNATURE, LINK_EXPIRED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Unavailable: UNAVAILABLE */
                 503: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            checks: {
-                                [key: string]: string;
-                            };
-                            /** @enum {string} */
-                            status: "ready" | "unavailable";
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
                         };
                     };
                 };
@@ -303,7 +485,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -324,7 +506,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -378,7 +560,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -399,7 +581,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -471,7 +653,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -492,7 +674,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -513,7 +695,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -587,7 +769,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -608,7 +790,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -629,7 +811,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -706,7 +888,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -727,7 +909,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -748,7 +930,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -833,7 +1015,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -854,7 +1036,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -875,7 +1057,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -896,7 +1078,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -965,7 +1147,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -986,7 +1168,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1007,7 +1189,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1028,7 +1210,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1049,7 +1231,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1070,7 +1252,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1091,7 +1273,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1112,7 +1294,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1166,7 +1348,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1187,7 +1369,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1208,7 +1390,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1229,7 +1411,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1250,7 +1432,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1332,7 +1514,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1353,7 +1535,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1374,7 +1556,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1484,7 +1666,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1505,7 +1687,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1526,7 +1708,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1547,7 +1729,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1622,7 +1804,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1643,7 +1825,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1664,7 +1846,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1685,7 +1867,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1770,7 +1952,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1791,7 +1973,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1812,7 +1994,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1833,7 +2015,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1854,7 +2036,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1875,7 +2057,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1896,7 +2078,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1917,7 +2099,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1938,7 +2120,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2041,7 +2223,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2062,7 +2244,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2083,7 +2265,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2104,7 +2286,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2125,7 +2307,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2146,7 +2328,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2167,7 +2349,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2188,7 +2370,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2209,7 +2391,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2299,7 +2481,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2320,7 +2502,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2341,7 +2523,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2416,7 +2598,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2437,7 +2619,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2458,7 +2640,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2479,7 +2661,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2500,7 +2682,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2521,7 +2703,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2542,7 +2724,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2599,7 +2781,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2620,7 +2802,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2641,7 +2823,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2662,7 +2844,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2683,7 +2865,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2704,7 +2886,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2725,7 +2907,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2746,7 +2928,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2831,7 +3013,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2852,7 +3034,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2873,7 +3055,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2894,7 +3076,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2915,7 +3097,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2936,7 +3118,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2957,7 +3139,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3034,7 +3216,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3055,7 +3237,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3076,7 +3258,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3097,7 +3279,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3157,7 +3339,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3178,7 +3360,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3199,7 +3381,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3220,7 +3402,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3241,7 +3423,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3262,7 +3444,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3283,7 +3465,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3341,7 +3523,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3362,7 +3544,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3383,7 +3565,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3404,7 +3586,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3425,7 +3607,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3446,7 +3628,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3467,7 +3649,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3488,7 +3670,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3562,7 +3744,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3583,7 +3765,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3604,7 +3786,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3625,7 +3807,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3646,7 +3828,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3667,7 +3849,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3688,7 +3870,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3709,7 +3891,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3742,7 +3924,7 @@ export interface paths {
         put?: never;
         /**
          * Export an existing design
-         * @description Creates no design. An identical earlier request whose export completed answers that export again (header `X-Cache: HIT`). Types gif, mp4 and html answer 501 until this version renders them. 503 with Retry-After when the export queue is full.
+         * @description Creates no design. An identical earlier request whose export completed answers that export again (header `X-Cache: HIT`). Every type the schema admits is rendered (formats/registry.ts). 503 with Retry-After when the export queue is full.
          */
         post: {
             parameters: {
@@ -3765,10 +3947,10 @@ export interface paths {
                              * @description HTML
                              */
                             clickTagUrl?: string;
-                            /** @description HTML: convert custom fonts to SVG */
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
                             convertCustomFonts?: boolean;
                             /**
-                             * @description GIF
+                             * @description GIF: default highQuality
                              * @enum {unknown}
                              */
                             gifPreset?: "highQuality" | "optimized" | "static";
@@ -3776,24 +3958,24 @@ export interface paths {
                             includeFallbackImage?: boolean;
                             /** @description HTML */
                             minifyHtml?: boolean;
-                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml) */
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
                             networkId?: number;
                             /**
-                             * @description PDF
+                             * @description PDF: default PDF_STANDARD
                              * @enum {unknown}
                              */
                             pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
-                            /** @description HTML: 60 low, 80 medium, 90 high, 100 uncompressed; any other value is custom */
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
                             quality?: number;
                             /** @description HTML: also save retina images */
                             retina?: boolean;
                             /** @description HTML: exclude non-retina images from the zip */
                             retinaOnly?: boolean;
-                            /** @description JPG, WEBP, PNG: scale factor; scale × side must stay within 16,000 px */
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
                             scale?: number;
-                            /** @description PDF: slides to export, counting from 0 */
+                            /** @description PDF: slides to export, counting from 0; default every slide */
                             slide?: number[];
-                            /** @description MP4: frame rate */
+                            /** @description MP4: frame rate, default 30 */
                             targetFPS?: number;
                             /**
                              * @description HTML
@@ -3803,7 +3985,7 @@ export interface paths {
                             /** @description HTML */
                             useAsClickTag?: boolean;
                         };
-                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
+                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, avif, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
                         type: string;
                         /**
                          * Format: uri
@@ -3920,7 +4102,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3941,7 +4123,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3962,7 +4144,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3983,7 +4165,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4004,7 +4186,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4025,7 +4207,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4046,7 +4228,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4067,28 +4249,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
-                            code: string;
-                            details?: {
-                                in?: string;
-                                message: string;
-                                /** @description JSON pointer of the field */
-                                path: string;
-                            }[];
-                            /** @description What went wrong, naming the field and the rule */
-                            error: string;
-                            requestId: string;
-                        };
-                    };
-                };
-                /** @description Not implemented yet: NOT_IMPLEMENTED */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4109,7 +4270,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4178,10 +4339,10 @@ export interface paths {
                              * @description HTML
                              */
                             clickTagUrl?: string;
-                            /** @description HTML: convert custom fonts to SVG */
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
                             convertCustomFonts?: boolean;
                             /**
-                             * @description GIF
+                             * @description GIF: default highQuality
                              * @enum {unknown}
                              */
                             gifPreset?: "highQuality" | "optimized" | "static";
@@ -4189,24 +4350,24 @@ export interface paths {
                             includeFallbackImage?: boolean;
                             /** @description HTML */
                             minifyHtml?: boolean;
-                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml) */
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
                             networkId?: number;
                             /**
-                             * @description PDF
+                             * @description PDF: default PDF_STANDARD
                              * @enum {unknown}
                              */
                             pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
-                            /** @description HTML: 60 low, 80 medium, 90 high, 100 uncompressed; any other value is custom */
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
                             quality?: number;
                             /** @description HTML: also save retina images */
                             retina?: boolean;
                             /** @description HTML: exclude non-retina images from the zip */
                             retinaOnly?: boolean;
-                            /** @description JPG, WEBP, PNG: scale factor; scale × side must stay within 16,000 px */
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
                             scale?: number;
-                            /** @description PDF: slides to export, counting from 0 */
+                            /** @description PDF: slides to export, counting from 0; default every slide */
                             slide?: number[];
-                            /** @description MP4: frame rate */
+                            /** @description MP4: frame rate, default 30 */
                             targetFPS?: number;
                             /**
                              * @description HTML
@@ -4231,7 +4392,7 @@ export interface paths {
                         };
                         /** @description Design hash: 7 lowercase letters or digits */
                         templateHash: string;
-                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
+                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, avif, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
                         type: string;
                         /**
                          * Format: uri
@@ -4348,7 +4509,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4369,7 +4530,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4390,7 +4551,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4411,7 +4572,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4432,7 +4593,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4453,7 +4614,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4474,7 +4635,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4495,7 +4656,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4516,28 +4677,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
-                            code: string;
-                            details?: {
-                                in?: string;
-                                message: string;
-                                /** @description JSON pointer of the field */
-                                path: string;
-                            }[];
-                            /** @description What went wrong, naming the field and the rule */
-                            error: string;
-                            requestId: string;
-                        };
-                    };
-                };
-                /** @description Not implemented yet: NOT_IMPLEMENTED */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4558,7 +4698,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4706,7 +4846,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4727,7 +4867,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4748,7 +4888,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4769,7 +4909,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4866,7 +5006,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4887,7 +5027,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4908,7 +5048,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4929,7 +5069,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5010,7 +5150,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5031,7 +5171,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5052,7 +5192,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5073,7 +5213,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5094,7 +5234,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5115,7 +5255,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5136,7 +5276,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5157,7 +5297,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5238,7 +5378,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5259,7 +5399,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5280,7 +5420,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5301,7 +5441,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5322,7 +5462,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5343,7 +5483,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5364,7 +5504,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5385,7 +5525,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5406,7 +5546,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5462,7 +5602,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5483,7 +5623,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5504,7 +5644,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5525,7 +5665,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5546,7 +5686,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5567,7 +5707,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5588,7 +5728,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5653,7 +5793,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5674,7 +5814,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5695,7 +5835,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5716,7 +5856,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5790,7 +5930,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5811,7 +5951,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5832,7 +5972,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5853,7 +5993,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5874,7 +6014,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5895,7 +6035,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5916,7 +6056,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5937,7 +6077,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5958,7 +6098,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6031,7 +6171,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6052,7 +6192,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6073,7 +6213,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6094,7 +6234,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6152,7 +6292,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6173,7 +6313,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6194,7 +6334,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6215,7 +6355,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6236,7 +6376,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6257,7 +6397,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6278,7 +6418,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6299,7 +6439,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6356,7 +6496,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6377,7 +6517,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6398,7 +6538,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6419,7 +6559,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6440,7 +6580,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6461,7 +6601,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6482,7 +6622,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6568,7 +6708,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6589,7 +6729,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6610,7 +6750,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6695,7 +6835,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6716,7 +6856,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6737,7 +6877,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6758,7 +6898,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6779,7 +6919,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6800,7 +6940,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6821,7 +6961,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6902,7 +7042,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6923,7 +7063,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6944,7 +7084,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6965,7 +7105,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6986,7 +7126,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7007,7 +7147,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7028,7 +7168,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7049,7 +7189,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7105,7 +7245,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7126,7 +7266,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7147,7 +7287,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7168,7 +7308,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7189,7 +7329,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7210,7 +7350,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7231,7 +7371,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7247,6 +7387,615 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renderUrls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a render URL
+         * @description Extension. For a client that does not sign links itself: checks the changes and settings as the link will be checked (an invalid link is never handed out) and answers `response.url`, signed with the current secret.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Changes of named elements, applied in request order; at most 500 entries */
+                        elementsChanges?: {
+                            /** @description Applied in order; at most 50 */
+                            changes: {
+                                /**
+                                 * @description What to change; which element types accept which attribute is in SPEC §5
+                                 * @enum {unknown}
+                                 */
+                                attribute: "LABEL" | "SOURCE" | "CODE" | "VISIBILITY" | "FONTVARIANT" | "TEXTMARKDOWN" | "TEXTCOLOR" | "BGCOLOR" | "SVGCOLORS" | "LINEHEIGHT" | "LETTERSPACING" | "FONTFAMILY";
+                                /** @description The new value, always a string. Its rule depends on the attribute (LABEL up to 10,000 characters, CODE up to 64 KiB, VISIBILITY `true` or `false`, TEXTCOLOR/BGCOLOR hex, LINEHEIGHT 0.5..5, LETTERSPACING -50..200 px, …); a value that breaks it is a 422 INVALID_ELEMENT_CHANGE */
+                                value: string;
+                            }[];
+                            /** @description Name of the element; the change applies to it in every size of the set that has it */
+                            elementName: string;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description When the link stops working (exp, inside the signature)
+                         */
+                        expiresAt?: string;
+                        /** @description png, jpg (jpeg), webp or avif, any letter case: the still formats of the format registry */
+                        format: string;
+                        /** @description JPG, WEBP and AVIF: 1..100 */
+                        quality?: number;
+                        /** @description Output pixels per design pixel, default 1 */
+                        scale?: number;
+                        /** @description A size of a design set, by its hash or as WxH; default the first size */
+                        size?: string;
+                        /** @description The slide, from 0; default 0 */
+                        slide?: number;
+                        /** @description Design hash: 7 lowercase letters or digits */
+                        templateHash: string;
+                        /**
+                         * Format: uuid
+                         * @description A design version (GET /v1/designVersion): the link then shows it for ever, cached as immutable
+                         */
+                        versionId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description The Cache-Control the link answers with */
+                                cacheControl: string;
+                                expiresAt: string | null;
+                                /** @description The signed link: put it in an <img src>, an og:image tag or an ad tag */
+                                url: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renderUrls/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The secret that signs render URLs of the team
+         * @description Extension. Made on first read. Owner and Admin only: whoever holds it can sign any link of the team.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                previousValidUntil: string | null;
+                                /** @description The key of the HMAC-SHA256 signature of render URLs (its UTF-8 bytes); keep it on servers only */
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renderUrls/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the secret that signs render URLs
+         * @description Extension. Links signed with the previous secret keep working until `previousValidUntil` (PLACARD_RENDER_URL_SECRET_OVERLAP_SECONDS, default 7 days); a second rotation ends the one before at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                previousValidUntil: string | null;
+                                /** @description The key of the HMAC-SHA256 signature of render URLs (its UTF-8 bytes); keep it on servers only */
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -7291,7 +8040,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7312,7 +8061,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7333,7 +8082,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7395,7 +8144,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7416,7 +8165,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7437,7 +8186,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7458,7 +8207,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7532,7 +8281,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7553,7 +8302,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7574,7 +8323,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7595,7 +8344,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7697,7 +8446,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7718,7 +8467,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7739,7 +8488,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7760,7 +8509,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7781,7 +8530,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7802,7 +8551,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7823,7 +8572,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7844,7 +8593,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7939,7 +8688,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7960,7 +8709,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7981,7 +8730,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8050,7 +8799,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8071,7 +8820,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8092,7 +8841,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8113,7 +8862,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8134,7 +8883,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8155,7 +8904,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8176,7 +8925,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8234,7 +8983,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8255,7 +9004,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8276,7 +9025,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8297,7 +9046,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8318,7 +9067,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8339,7 +9088,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8360,7 +9109,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8476,7 +9225,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8497,7 +9246,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8518,7 +9267,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8539,7 +9288,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8716,7 +9465,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8737,7 +9486,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8758,7 +9507,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8779,7 +9528,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8800,7 +9549,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8821,7 +9570,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8842,7 +9591,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8918,7 +9667,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8939,7 +9688,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8960,7 +9709,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8981,7 +9730,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9056,7 +9805,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9077,7 +9826,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9098,7 +9847,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9119,7 +9868,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9192,7 +9941,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9213,7 +9962,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9234,7 +9983,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9255,7 +10004,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9276,7 +10025,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9418,7 +10167,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9439,7 +10188,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9460,7 +10209,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9481,7 +10230,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9502,7 +10251,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9523,7 +10272,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9544,7 +10293,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9565,7 +10314,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9586,7 +10335,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9670,7 +10419,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9691,7 +10440,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9712,7 +10461,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9771,7 +10520,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9792,7 +10541,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9813,7 +10562,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9834,7 +10583,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9855,7 +10604,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9876,7 +10625,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9897,7 +10646,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9954,7 +10703,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9975,7 +10724,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9996,7 +10745,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10017,7 +10766,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10038,7 +10787,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10059,7 +10808,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10138,7 +10887,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10159,7 +10908,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10180,7 +10929,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10201,7 +10950,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10222,7 +10971,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10243,7 +10992,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10309,7 +11058,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10330,7 +11079,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10351,7 +11100,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10440,7 +11189,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10461,7 +11210,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10482,7 +11231,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10503,7 +11252,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10598,7 +11347,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10619,7 +11368,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10640,7 +11389,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10661,7 +11410,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10682,7 +11431,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10703,7 +11452,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10800,7 +11549,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10821,7 +11570,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10842,7 +11591,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10863,7 +11612,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10884,7 +11633,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10905,7 +11654,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10926,7 +11675,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10947,7 +11696,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11000,7 +11749,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11021,7 +11770,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11042,7 +11791,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11063,7 +11812,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11084,7 +11833,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11191,7 +11940,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11212,7 +11961,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11233,7 +11982,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11254,7 +12003,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11353,7 +12102,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11374,7 +12123,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11395,7 +12144,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11416,7 +12165,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11437,7 +12186,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11458,7 +12207,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11479,7 +12228,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11500,7 +12249,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11568,7 +12317,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11589,7 +12338,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11610,7 +12359,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11631,7 +12380,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11703,7 +12452,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11724,7 +12473,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11745,7 +12494,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11766,7 +12515,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11787,7 +12536,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11808,7 +12557,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11829,7 +12578,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, INTERNAL, AD_NETWORK_RULE, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
