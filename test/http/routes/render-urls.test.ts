@@ -559,3 +559,45 @@ describe('render URLs: the BlobStore tier, on local disk and on S3', () => {
     });
   }
 });
+
+describe('render URLs: the per-team render budget', () => {
+  let s: Started;
+  before(async () => {
+    s = await start({ rateLimit: { enabled: true, renderUrls: 2, windowSeconds: 60 } });
+  });
+  after(() => s?.close());
+
+  test('renders beyond the budget are 429 with Retry-After; cached answers are not counted', async () => {
+    const hash = await s.importDesign('Pair', pair());
+    const secret = (await s.ok('GET', '/v1/renderUrls/secret')).secret;
+    const link = (colour: string) => sign(secret, `/r/${hash}.png`, { 'panel.BGCOLOR': colour });
+    assert.equal((await s.get(link('#111111'))).status, 200);
+    assert.equal((await s.get(link('#222222'))).status, 200);
+    const limited = await s.get(link('#333333'));
+    assert.equal(limited.status, 429);
+    assert.equal(JSON.parse(limited.bytes.toString()).code, 'RATE_LIMITED');
+    assert.ok(Number(limited.headers.get('retry-after')) > 0);
+    for (let i = 0; i < 5; i++) {
+      const hit = await s.get(link('#111111'));
+      assert.equal(hit.status, 200);
+      assert.equal(hit.headers.get('x-render-cache'), 'memory');
+    }
+    // Another team has a budget of its own.
+    const other = await s.t.newTeam('Other');
+    const kit = (await s.ok('POST', '/v1/brandkits/create', { name: 'Kit' }, other.headers)).brandKit.id;
+    const project = (await s.ok('POST', '/v1/projects', { name: 'P', brandKitId: kit }, other.headers)).project.id;
+    const theirs = (
+      await s.ok('POST', '/v1/templates/import', { projectId: project, name: 'Pair', document: pair() }, other.headers)
+    ).template.id;
+    const theirSecret = (await s.ok('GET', '/v1/renderUrls/secret', undefined, other.headers)).secret;
+    assert.equal((await s.get(sign(theirSecret, `/r/${theirs}.png`, { 'panel.BGCOLOR': '#444444' }))).status, 200);
+  });
+
+  test('refused signatures spend the client address budget', async () => {
+    const hash = await s.importDesign('Pair', pair());
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++)
+      statuses.push((await s.get(`/r/${hash}.png?panel.BGCOLOR=%23000000&s=${'0'.repeat(64)}`)).status);
+    assert.deepEqual(statuses, [403, 403, 429, 429]);
+  });
+});
