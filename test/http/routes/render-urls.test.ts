@@ -256,6 +256,20 @@ describe('render URLs over HTTP', () => {
     assert.notEqual(other.headers.get('etag'), etag);
   });
 
+  test('concurrent requests for a new variant cause one render; the others share it', async () => {
+    const link = sign(secret, `/r/${bannerHash}.png`, { headline: 'Everyone at once', 'panel.BGCOLOR': '#ABCDEF' });
+    const missesBefore = await s.metric('miss', 'render');
+    const answers = await Promise.all(Array.from({ length: 8 }, () => s.get(link)));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      Array(8).fill(200),
+    );
+    assert.equal(await s.metric('miss', 'render'), missesBefore + 1);
+    const sources = answers.map((a) => a.headers.get('x-render-cache'));
+    assert.equal(sources.filter((source) => source === 'render').length, 1, sources.join(' '));
+    for (const answer of answers) assert.deepEqual(answer.bytes, answers[0].bytes);
+  });
+
   test('an edit of the template changes the ETag and the image', async () => {
     const hash = await s.importDesign('Editable', pair());
     const link = sign(secret, `/r/${hash}.png`, {});
