@@ -5,6 +5,7 @@ import os from 'node:os';
 import { benchApi } from './api.bench.js';
 import { benchClient } from './client.bench.js';
 import { benchExports } from './exports.bench.js';
+import { benchFairness } from './fairness.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchRender } from './render.bench.js';
@@ -15,6 +16,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
   client: benchClient,
   exports: benchExports,
+  fairness: benchFairness,
   html5: benchHtml5,
   motion: benchMotion,
   render: benchRender,

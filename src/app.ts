@@ -126,7 +126,16 @@ function createServer(deps: AppDeps): { app: App; metrics: Metrics; isClosing: (
     bodyLimit: 1024 * 1024,
     // We answer 503 ourselves, in the error envelope, while shutting down.
     return503OnClosing: false,
-    trustProxy: false,
+    // A hop count is given to Fastify as the function proxy-addr calls per hop: Fastify 5 turns a bare number into
+    // "trust nothing", because the peer then is not checked. Safe only when clients reach the service through the
+    // balancer alone (docs/deploy.md); a list of the balancer's addresses is the stricter choice.
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(config.trustProxy)
+        : config.trustProxy,
     frameworkErrors,
   }).withTypeProvider() as unknown as App;
 
@@ -189,7 +198,10 @@ type Storage = ReturnType<typeof wireStorage>;
 /** What both the API and the background work use: visibility rules and thumbnails. */
 function wireShared(deps: AppDeps, storage: Storage) {
   const access = createAccess(storage);
-  const thumbnails = createThumbnails(deps.blobs, { pool: deps.renderPool });
+  const thumbnails = createThumbnails(deps.blobs, {
+    pool: deps.renderPool,
+    budgetMs: deps.config.renderTimeouts.stillSeconds * 1000,
+  });
   const links = { blobs: deps.blobs, ttlSeconds: deps.config.urlTtlSeconds };
   return { access, thumbnails, links };
 }
@@ -332,6 +344,7 @@ async function serveApi(
       deliveries: webhookDeliveries,
       allowPrivateUrls: config.allowPrivateUrls,
       queueLimit: config.queueLimit,
+      teamFilesInFlight: config.teamFilesInFlight,
       onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
     }),
   });
@@ -344,7 +357,7 @@ async function serveApi(
       renderPackage: (document, sizeIndex) =>
         deps.renderPool.render(
           { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
-          { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
+          { budgetMs: config.renderTimeouts.stillSeconds * 1000 },
         ),
     }),
   });
@@ -380,7 +393,7 @@ function wireRenderUrls(app: App, deps: AppDeps, designs: ReturnType<typeof crea
     designs,
     keys: deps.keys,
     blobs: deps.blobs,
-    render: (job, signal) => deps.renderPool.render(job, { signal }),
+    render: (job, options) => deps.renderPool.render(job, options),
     sourceGuard: createUrlGuard({ allowPrivateUrls: config.allowPrivateUrls }),
     // Two renders per thread keep the threads busy while results travel; an export's render waits behind at most
     // those (the pool is first come, first served), and one team never holds more than its share.

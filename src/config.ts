@@ -1,4 +1,5 @@
 // The only module that reads process.env. Everything else receives a frozen, typed Config.
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -43,6 +44,17 @@ export interface Config {
   renderTimeouts: { stillSeconds: number; videoSeconds: number };
   /** Export files waiting or rendering beyond which new exports are refused with 503 and Retry-After. */
   queueLimit: number;
+  /**
+   * PLACARD_TEAM_FILES_IN_FLIGHT: files one team may have waiting or rendering; an export that would pass it is
+   * refused with 429 TEAM_QUEUE_FULL naming the limit, so one team never fills the shared queue. Default 16 000.
+   */
+  teamFilesInFlight: number;
+  /**
+   * PLACARD_TRUST_PROXY: which proxies in front of the service to trust for the client address (X-Forwarded-For),
+   * as Fastify's trustProxy takes it: a hop count (`1`), or a comma-separated list of addresses and CIDRs. Default
+   * false: the peer address is the client, and X-Forwarded-For is ignored.
+   */
+  trustProxy: boolean | number | string[];
   /** Let media and webhook URLs point at private addresses (tests only). */
   allowPrivateUrls: boolean;
   rateLimit: {
@@ -52,6 +64,11 @@ export interface Config {
     exports: number;
     /** Requests per window and team (or client address before sign-in) on every other route. */
     other: number;
+    /**
+     * Export requests refused as invalid (400/422) per window and team: counted apart from `exports`, which counts
+     * only accepted exports, so fixing a request never locks its sender out (PLACARD_RATE_LIMIT_INVALID_EXPORTS).
+     */
+    invalidExports: number;
     /** Render-URL renders (cache misses) per window and team; refused links per window and client address. */
     renderUrls: number;
   };
@@ -97,6 +114,38 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, received ${value}`);
   return value;
+}
+
+/**
+ * PLACARD_TRUST_PROXY: unset, empty or `false` trusts no proxy; `true` trusts every hop (only behind a proxy that
+ * overwrites X-Forwarded-For); a whole number trusts that many hops; otherwise a comma-separated list of addresses
+ * and CIDRs (`10.0.0.0/8, 127.0.0.1`), each checked here so that a typo fails at start, not per request.
+ */
+function trustProxyOf(raw: string | undefined): boolean | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops < 1 || hops > 100)
+      throw new ConfigError(`PLACARD_TRUST_PROXY hop count must be 1 to 100, received ${hops}`);
+    return hops;
+  }
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 6 ? 128 : 32;
+    if (family === 0 || rest.length > 0 || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits))) {
+      throw new ConfigError(
+        `PLACARD_TRUST_PROXY must be true, false, a hop count or a comma-separated list of addresses and CIDRs; '${entry}' is none of these`,
+      );
+    }
+  }
+  return entries;
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -179,7 +228,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       stillSeconds: integer(env, 'PLACARD_RENDER_TIMEOUT_SECONDS', 60, 1, 3600),
       videoSeconds: integer(env, 'PLACARD_VIDEO_RENDER_TIMEOUT_SECONDS', 600, 1, 24 * 3600),
     },
-    queueLimit: integer(env, 'PLACARD_QUEUE_LIMIT', 20_000, 1, 100_000_000),
+    queueLimit: integer(env, 'PLACARD_QUEUE_LIMIT', 64_000, 1, 100_000_000),
+    teamFilesInFlight: integer(env, 'PLACARD_TEAM_FILES_IN_FLIGHT', 16_000, 1, 100_000_000),
+    trustProxy: trustProxyOf(env.PLACARD_TRUST_PROXY),
     allowPrivateUrls: boolean(env, 'PLACARD_ALLOW_PRIVATE_URLS', false),
     rateLimit: {
       enabled: boolean(env, 'PLACARD_RATE_LIMIT', true),
@@ -187,6 +238,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       exports: integer(env, 'PLACARD_RATE_LIMIT_EXPORTS', 15, 1, 1_000_000_000),
       other: integer(env, 'PLACARD_RATE_LIMIT_OTHER', 100, 1, 1_000_000_000),
       renderUrls: integer(env, 'PLACARD_RATE_LIMIT_RENDER_URLS', 300, 1, 1_000_000_000),
+      invalidExports: integer(env, 'PLACARD_RATE_LIMIT_INVALID_EXPORTS', 60, 1, 1_000_000_000),
     },
     renderUrl: {
       maxAgeSeconds: integer(env, 'PLACARD_RENDER_URL_MAX_AGE_SECONDS', 300, 0, 365 * 24 * 3600),

@@ -55,6 +55,11 @@ export const ERROR_CATALOGUE = {
     description: 'The request is well-formed but refers to something that cannot be used.',
   },
   RATE_LIMITED: { status: 429, description: 'Too many requests for the team in this window; see Retry-After.' },
+  TEAM_QUEUE_FULL: {
+    status: 429,
+    description:
+      "The team's exports already have as many files waiting or rendering as its limit allows (PLACARD_TEAM_FILES_IN_FLIGHT); see Retry-After.",
+  },
   INTERNAL: { status: 500, description: 'A bug. The response carries no detail; the log has it under the request id.' },
   AD_NETWORK_RULE: {
     status: 422,

@@ -46,6 +46,7 @@ const KNOWN: Record<string, string> = {
   'domain/changes.ts -> elements/svg/schema.ts': 'element schemas compose the design document',
   'domain/changes.ts -> elements/text-style.ts': 'element schemas compose the design document',
   'domain/design-document-doc.ts -> elements/registry.ts': 'element schemas compose the design document',
+  'domain/changes.schema.ts -> elements/element-kind.ts': 'element schemas compose the design document',
   'domain/design.schema.ts -> elements/common.ts': 'element schemas compose the design document',
   'domain/design.schema.ts -> elements/registry.ts': 'element schemas compose the design document',
   'domain/timeline.ts -> elements/common.ts': 'element schemas compose the design document',
@@ -56,13 +57,6 @@ const KNOWN: Record<string, string> = {
   'render/text/font-registry.ts -> elements/text-style.ts': 'element types used by the renderer',
   'render/text/fonts.ts -> elements/element-kind.ts': 'element types used by the renderer',
   'render/text/text-paint.ts -> elements/element-kind.ts': 'element types used by the renderer',
-  // HTML5 packaging draws element kinds to HTML: it moves to formats/html5/, above elements/, with the formats split.
-  // The export request and answer schemas are being recomposed from the format registry (formats/); they move below
-  // http/ with it, then the export service and view take them from there and the processor from formats/.
-  'services/export-view.ts -> http/schemas/exports.ts': 'export schemas move below http/ with formats/',
-  'services/export.service.ts -> http/schemas/exports.ts': 'export schemas move below http/ with formats/',
-  'jobs/export.processor.ts -> services/export-view.ts': 'export view and settings move with formats/',
-  'jobs/export.processor.ts -> services/export.service.ts': 'export view and settings move with formats/',
 };
 
 function layerOf(file: string, root = SRC): string {

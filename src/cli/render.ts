@@ -9,6 +9,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { type Static, type TObject, Type } from 'typebox';
 import { applyChanges } from '../domain/changes.js';
+import { ElementsChanges, GeneralChanges } from '../domain/changes.schema.js';
 import { type DesignDocument, readDocument } from '../domain/design.schema.js';
 import { type PlannedFile, planFiles } from '../domain/export-plan.js';
 import { describeValidation, pointerToPath } from '../domain/json-pointer.js';
@@ -17,7 +18,6 @@ import type { GifPreset } from '../formats/gif/gif.js';
 import type { OutputFormat } from '../formats/output-format.js';
 import { PDF_PRESETS, type PdfPreset } from '../formats/pdf/pdf.js';
 import { EXPORT_TYPES, findFormat, type RenderJob, renderJob } from '../formats/registry.js';
-import { ElementsChanges, GeneralChanges } from '../http/schemas/templates.js';
 import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
 import { catalogueFonts } from '../render/text/fonts.js';
 

@@ -13,7 +13,7 @@ export const FONT_VARIANT = /^[1-9]00(?:italic)?$/;
 export const DEFAULT_FONT: FontRef = { fontFamily: 'Inter', fontVariant: '400' };
 
 export interface TextStyleDefaults {
-  align: 'left' | 'center' | 'right' | 'justify';
+  align: 'left' | 'center' | 'right' | 'justify' | 'start' | 'end';
   verticalAlign: 'top' | 'middle' | 'bottom';
   fontSize: number;
 }
@@ -33,7 +33,12 @@ export function textStyleFields(defaults: TextStyleDefaults) {
     ),
     fontSize: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 2000, default: defaults.fontSize })),
     color: Type.Optional(Type.With(Colour, { default: '#000000' })),
-    align: Type.Optional(Type.Enum(['left', 'center', 'right', 'justify'], { default: defaults.align })),
+    align: Type.Optional(
+      Type.Enum(['left', 'center', 'right', 'justify', 'start', 'end'], {
+        default: defaults.align,
+        description: 'left, center, right are physical (CSS text-align); start and end follow the paragraph direction',
+      }),
+    ),
     verticalAlign: Type.Optional(Type.Enum(['top', 'middle', 'bottom'], { default: defaults.verticalAlign })),
     lineHeight: Type.Optional(
       Type.Number({ minimum: 0.5, maximum: 5, default: 1.2, description: 'Multiple of the font size; default 1.2' }),

@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import { Nullable, Timestamp } from '../domain/schema-primitives.js';
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 
 export const DeliveryAttempt = Type.Object({
   attemptedAt: Timestamp,
@@ -18,7 +18,8 @@ export const Delivery = Type.Object({
   action: Type.String({ description: 'e.g. export/complete' }),
   url: Type.String(),
   status: Type.Enum([...DELIVERY_STATUSES], {
-    description: 'pending while a (re)try is scheduled, succeeded on a 2xx, failed once retries are given up',
+    description:
+      'pending while a (re)try is scheduled, succeeded on a 2xx, failed once retries are given up, cancelled when its webhook was deleted or given another URL',
   }),
   attempts: Type.Array(DeliveryAttempt),
   nextAttemptAt: Nullable(Timestamp),

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
+import { createThreadGate } from './thread-gate.js';
 import type { RenderJob, RenderOutcome, RenderWorkerData } from './worker.js';
 
 export type { RenderJob } from './worker.js';
@@ -24,15 +25,36 @@ export interface RenderPoolOptions {
   ffmpegPath?: string | null;
 }
 
+/** Options of one render. */
+export interface RenderCallOptions {
+  /** Aborts the render whether it waits for a thread or runs (rejects with an error named AbortError). */
+  signal?: AbortSignal;
+  /**
+   * Time budget of the render alone: it starts when a thread takes the render, never while it waits in line for one
+   * (SPEC §6), and a render past it rejects with RenderTimeoutError. Default: none.
+   */
+  budgetMs?: number;
+  /** Who the render is for (a team): when renders wait for a thread, groups take turns. Default: none. */
+  group?: string;
+}
+
+/** A render ran past its budget (counted from the moment a thread took it). */
+export class RenderTimeoutError extends Error {
+  override name = 'RenderTimeoutError';
+  constructor(readonly budgetMs: number) {
+    super(`the render ran past its budget of ${budgetMs / 1000} s`);
+  }
+}
+
 export interface RenderPool {
   /**
    * The encoded file of one slide of one size (or a PDF of a size); AppErrors (SOURCE_REJECTED, VALIDATION_FAILED)
    * keep their code. Aborting `signal` stops the thread running the render (a render past its time budget cannot be
    * interrupted any other way) and rejects with an error named AbortError; a thread that dies rejects with its error.
    */
-  render(job: RenderJob, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
+  render(job: RenderJob, options?: RenderCallOptions): Promise<Uint8Array>;
   /** As `render`, with what an HTML5 package brings besides its zip: the validator's warnings and a backup JPG. */
-  renderFiles(job: RenderJob, options?: { signal?: AbortSignal }): Promise<RenderedFiles>;
+  renderFiles(job: RenderJob, options?: RenderCallOptions): Promise<RenderedFiles>;
   readonly threads: number;
   /** Renders queued and not started. */
   queued(): number;
@@ -71,17 +93,31 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     idleTimeout: Number.POSITIVE_INFINITY,
     workerData,
   });
+  // Renders are handed to piscina only when a thread is free, so that a render's budget can start when it starts:
+  // piscina's own queue gives no signal when a task leaves it.
+  const gate = createThreadGate(threads);
   return {
     threads,
     async render(job, options = {}) {
       return (await this.renderFiles(job, options)).bytes;
     },
     async renderFiles(job, options = {}) {
-      const outcome = await piscina.run(job, options.signal ? { signal: options.signal } : {});
+      const release = await gate.acquire(options.signal, options.group);
+      const budget = options.budgetMs !== undefined ? AbortSignal.timeout(options.budgetMs) : undefined;
+      const signals = [options.signal, budget].filter((s): s is AbortSignal => s !== undefined);
+      let outcome: RenderOutcome;
+      try {
+        outcome = await piscina.run(job, signals.length > 0 ? { signal: AbortSignal.any(signals) } : {});
+      } catch (error) {
+        if (budget?.aborted && !options.signal?.aborted) throw new RenderTimeoutError(options.budgetMs as number);
+        throw error;
+      } finally {
+        release();
+      }
       if (outcome.ok) return { bytes: outcome.bytes, warnings: outcome.warnings ?? [], backup: outcome.backup ?? null };
       throw new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
     },
-    queued: () => piscina.queueSize,
+    queued: () => gate.waiting() + piscina.queueSize,
     // destroy() terminates the threads; close({ force }) rejects the tasks but waits (30 s) for a thread whose render
     // still runs to end.
     close: (closeOptions) => (closeOptions?.force ? piscina.destroy() : piscina.close()),

@@ -33,5 +33,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     actor: Actor | null;
     authError: AppError | null;
+    /** The team key whose export budget this request spent; an invalid export gives it back (plugins/auth.ts). */
+    exportBudgetKey: string | null;
   }
 }

@@ -64,6 +64,26 @@ interface Running {
   done: Promise<unknown>;
 }
 
+/**
+ * Start-time fair queueing on BullMQ priorities (the open-source BullMQ has no groups): a grouped job's priority is one
+ * more than the later of the kind's virtual time (the priority of the last job a worker started) and its group's last
+ * key, so groups take turns as on the local table (migration 0010). Ungrouped jobs keep priority 0 and go first.
+ * BullMQ's priorities end at 2^21: keys stop there, which degrades to first-come order only after two million
+ * grouped jobs in one burst; they start again from 1 whenever the kind's queue has drained (virtual time reset).
+ */
+const FAIR_KEY_SCRIPT = `
+local v = tonumber(redis.call('GET', KEYS[1]) or '0')
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+local k = math.max(v, last) + 1
+if k > 2097151 then k = 2097151 end
+redis.call('SET', KEYS[2], k, 'EX', 86400)
+return k`;
+/** Raises the virtual time to a started job's priority (never lowers it). */
+const FAIR_ADVANCE_SCRIPT = `
+local v = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > v then redis.call('SET', KEYS[1], ARGV[1]) end
+return 0`;
+
 /** Finished jobs are kept a day, so that enqueueing the same id again does nothing (job-queue.ts). */
 const KEEP_FINISHED_SECONDS = 24 * 60 * 60;
 const IDLE_CHECK_MS = 10;
@@ -81,6 +101,8 @@ export function bullIdOf(id: string): string {
 function attemptOf(job: BullJob<JobData>): number {
   return Math.max(1, job.attemptsStarted - (job.data.handedBack ?? 0));
 }
+
+const sumOf = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
@@ -110,8 +132,26 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
     return queue;
   }
 
+  const fairKeys = (kind: JobKind, group?: string) => [
+    `${prefix}:placard-fair:${kind}:v`,
+    `${prefix}:placard-fair:${kind}:g:${group ?? ''}`,
+  ];
+
+  async function nextFairKey(kind: JobKind, group: string): Promise<number> {
+    if ((await queueOf(kind).getJobCounts('prioritized', 'active', 'delayed').then(sumOf)) === 0) {
+      // Nothing of the kind waits or runs: every group starts again from 1.
+      await connection.del(fairKeys(kind)[0]);
+      const [, groupKey] = fairKeys(kind, group);
+      await connection.del(groupKey);
+    }
+    return Number(await connection.eval(FAIR_KEY_SCRIPT, 2, ...fairKeys(kind, group)));
+  }
+
   async function run(kind: JobKind, registration: Registration, job: BullJob<JobData>, token?: string) {
     const data = job.data;
+    if (job.opts.priority) {
+      await connection.eval(FAIR_ADVANCE_SCRIPT, 1, fairKeys(kind)[0], job.opts.priority).catch(() => undefined);
+    }
     const attempt = attemptOf(job);
     const asJob = (n: number): Job => ({
       id: data.id,
@@ -204,8 +244,10 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
         maxAttempts,
         retryDelaysMs: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
       };
+      const priority = opts.group === undefined ? undefined : await nextFairKey(kind, opts.group);
       // BullMQ ignores an add whose id it still holds (queued, running, or kept after finishing).
       await queueOf(kind).add(kind, data, {
+        ...(priority ? { priority } : {}),
         jobId: bullIdOf(id),
         delay: opts.delayMs ?? 0,
         attempts: maxAttempts,

@@ -19,12 +19,10 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
-import type { RenderPool } from '../formats/pool.js';
+import type { RenderSettings } from '../formats/export.schema.js';
+import { type RenderCallOptions, type RenderPool, RenderTimeoutError } from '../formats/pool.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
 import { formatOf, type RenderJob } from '../formats/registry.js';
-import type { RenderSettings } from '../services/export.service.js';
-import type { ErrorLog, ExportLinks } from '../services/export-view.js';
-import { presentExport } from '../services/export-view.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
   type CreativeRow,
@@ -33,6 +31,8 @@ import {
   type ExportStatus,
 } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
+import { type ErrorLog, type ExportLinks, presentExport } from './export-view.js';
+import { teamGroup } from './fair.js';
 import type { Job, JobQueue } from './job-queue.js';
 
 export interface ExportProcessorLog {
@@ -66,10 +66,6 @@ export interface ExportProcessorOptions {
 
 /** An error of a stage that is not the render (storing the file): reported as such once retries are used up. */
 class StorageError extends Error {}
-
-function isAbort(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError';
-}
 
 /** Final status of an export from its creatives (SPEC §6). */
 export function finalStatus(creatives: Pick<CreativeRow, 'status'>[]): ExportStatus {
@@ -147,7 +143,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   async function render(
     row: ExportRow,
     creative: CreativeRow,
-    signal: AbortSignal,
+    run: RenderCallOptions,
   ): Promise<
     | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
     | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
@@ -163,11 +159,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       progressId: creative.id,
       fileStem: creative.file_name.slice(0, -(format.extension.length + 1)),
     } as RenderJob;
-    if (!format.writesFile) return pool.renderFiles(job, { signal });
+    if (!format.writesFile) return pool.renderFiles(job, run);
     // Written to a file by the render thread and streamed from there: a 60 s story is never held in memory.
     const file = path.join(os.tmpdir(), `placard-${creative.id}-${randomBytes(4).toString('hex')}.${format.extension}`);
     try {
-      await pool.render({ ...job, out: file }, { signal });
+      await pool.render({ ...job, out: file }, run);
     } catch (error) {
       await fs.promises.rm(file, { force: true });
       throw error;
@@ -186,14 +182,14 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     await repo.markRendering(exportId, creativeId);
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
-    const budget = AbortSignal.timeout(budgetOf(row.format));
+    // The pool starts the budget when a thread takes the render: time waiting in line never counts against it.
     try {
-      output = await render(row, creative, budget);
+      output = await render(row, creative, { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id) });
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
         await repo.settleCreative(creativeId, { status: 'failed', code: error.code, message: error.message, renderMs });
-      } else if (isAbort(error) && budget.aborted) {
+      } else if (error instanceof RenderTimeoutError) {
         await repo.settleCreative(creativeId, {
           status: 'failed',
           code: 'RENDER_TIMEOUT',
@@ -365,7 +361,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   /** Enqueues what unfinished exports created before `before` may be missing (idempotent by job id). */
   async function sweep(before: string): Promise<void> {
-    for (const { id } of await repo.unfinished(500, before)) {
+    for (const { id, team_id } of await repo.unfinished(500, before)) {
       const creatives = await repo.creativesOf(id);
       const open = creatives.filter((c) => c.status === 'pending' || c.status === 'inProgress');
       if (open.length === 0) {
@@ -373,7 +369,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         continue;
       }
       for (const creative of open) {
-        await queue.enqueue('export.creative', { exportId: id, creativeId: creative.id }, { jobId: creative.id });
+        await queue.enqueue(
+          'export.creative',
+          { exportId: id, creativeId: creative.id },
+          { jobId: creative.id, group: teamGroup(team_id) },
+        );
       }
     }
   }

@@ -46,6 +46,11 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Waits before the 2nd, 3rd… attempt, each with ±20% jitter; the last value repeats. Default [1 000, 5 000]. */
   retryDelaysMs?: readonly number[];
+  /**
+   * The group (a team) the job belongs to: jobs of a kind are claimed in turns across groups, so one group's backlog
+   * delays another group's next job by at most one job per group ahead of it. Jobs without a group are claimed first.
+   */
+  group?: string;
 }
 
 export interface Job<K extends JobKind = JobKind> {

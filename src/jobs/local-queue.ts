@@ -137,7 +137,8 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
   /** One statement, so that of two claimers only one gets a row; SQLite has a single writer anyway. */
   async function claim(kinds: readonly string[]): Promise<JobRow | undefined> {
     const at = clock();
-    let pick = claimable(kinds, iso(at)).select('id').orderBy('run_at').orderBy('id').limit(1);
+    // Fair order first (migration 0010): groups take turns; within a key, oldest first.
+    let pick = claimable(kinds, iso(at)).select('id').orderBy('fair_key').orderBy('run_at').orderBy('id').limit(1);
     if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
     return db
       .updateTable('jobs')
@@ -151,6 +152,32 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       .where('id', '=', pick)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /**
+   * Start-time fair queueing over the table: a group's next job goes one place after the later of the queue's head
+   * (the smallest queued key of the kind) and the group's own last queued job. A group arriving behind another's
+   * backlog of thousands is claimed next but one; two groups with backlogs alternate. Two enqueuers racing may give
+   * equal keys, which only makes those two jobs share a turn. Both reads use an index (migration 0010).
+   */
+  async function nextFairKey(kind: string, group: string): Promise<number> {
+    const [head, last] = await Promise.all([
+      db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.min('fair_key').as('k'))
+        .where('kind', '=', kind)
+        .where('status', '=', 'queued')
+        .where('fair_key', '>', 0)
+        .executeTakeFirst(),
+      db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.max('fair_key').as('k'))
+        .where('kind', '=', kind)
+        .where('status', 'in', ['queued', 'running'])
+        .where('fair_group', '=', group)
+        .executeTakeFirst(),
+    ]);
+    return Math.max(Number(head?.k ?? 0), Number(last?.k ?? 0)) + 1;
   }
 
   /** Updates a row this instance holds; false when the lease was lost to another instance meanwhile. */
@@ -350,6 +377,8 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       }
       const at = clock();
       const runAt = at + Math.max(0, enqueueOptions.delayMs ?? 0);
+      const group = enqueueOptions.group ?? null;
+      const fairKey = group === null ? 0 : await nextFairKey(kind, group);
       await db
         .insertInto('jobs')
         .values({
@@ -364,6 +393,8 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
           lease_until: null,
           locked_by: null,
           last_error: null,
+          fair_group: group,
+          fair_key: fairKey,
           created_at: iso(at),
           updated_at: iso(at),
         })

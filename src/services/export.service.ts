@@ -13,9 +13,17 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { planFiles, safeFileStem } from '../domain/export-plan.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
+import {
+  type ExportBody,
+  type ExportSettings,
+  type ExportWithChangesBody,
+  type RenderSettings,
+  settingsFor,
+} from '../formats/export.schema.js';
 import type { OutputFormat } from '../formats/output-format.js';
 import { formatOf } from '../formats/registry.js';
-import type { ExportBody, ExportSettings, ExportWithChangesBody } from '../http/schemas/exports.js';
+import { type ExportLinks, presentExport } from '../jobs/export-view.js';
+import { teamGroup } from '../jobs/fair.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { catalogueFonts } from '../render/text/fonts.js';
 import { now } from '../storage/db/database.js';
@@ -24,16 +32,6 @@ import type { Database } from '../storage/db/schema.js';
 import type { Access } from './access.js';
 import type { DesignService } from './design.service.js';
 import { documentOf } from './design.service.js';
-import { type ExportLinks, presentExport } from './export-view.js';
-
-/** The settings that apply to a format, with their defaults: part of the cache key and what the renderer reads. */
-export type RenderSettings = Record<string, unknown> & { allowedSizeHashesOnly: string[] | null };
-
-/** SPEC §6: a setting that does not apply to the type is ignored (dropped here), the others get their defaults. */
-export function settingsFor(format: OutputFormat<string, never, unknown>, given: ExportSettings = {}): RenderSettings {
-  const sizes = given.allowedSizeHashesOnly ? [...new Set(given.allowedSizeHashesOnly)].sort() : null;
-  return { ...(format.defaults(given as never) as Record<string, unknown>), allowedSizeHashesOnly: sizes };
-}
 
 export interface ExportServiceDeps {
   db: Kysely<Database>;
@@ -46,6 +44,8 @@ export interface ExportServiceDeps {
   allowPrivateUrls: boolean;
   /** Export files waiting or rendering beyond which new exports get 503 (config.queueLimit). */
   queueLimit: number;
+  /** Files one team may have waiting or rendering (config.teamFilesInFlight); beyond: 429 TEAM_QUEUE_FULL. */
+  teamFilesInFlight?: number;
   /** Counts accepted exports and cache hits (metrics). */
   onAccepted?: (format: string, cache: 'hit' | 'miss') => void;
 }
@@ -117,7 +117,21 @@ export function createExportService(deps: ExportServiceDeps) {
     if (problem) throw new AppError('UNPROCESSABLE', `webhookUrl: ${problem}`);
   }
 
-  async function checkCapacity(): Promise<void> {
+  async function checkCapacity(teamId: number, files: number): Promise<void> {
+    const teamLimit = deps.teamFilesInFlight;
+    if (teamLimit !== undefined) {
+      const inFlight = await exportsRepo.countTeamUnsettled(teamId);
+      if (inFlight + files > teamLimit) {
+        const fmt = (n: number) => n.toLocaleString('en-US');
+        throw new AppError(
+          'TEAM_QUEUE_FULL',
+          files > teamLimit
+            ? `this export makes ${fmt(files)} files, more than the team's limit of ${fmt(teamLimit)} files waiting or rendering at once; export fewer sizes or slides per request`
+            : `the team has ${fmt(inFlight)} files waiting or rendering and this export adds ${fmt(files)}: the team's limit is ${fmt(teamLimit)} files in flight; retry when some have finished`,
+          { headers: { 'Retry-After': '60' } },
+        );
+      }
+    }
     const depth = await deps.queue.depth(['export.creative']);
     if (depth >= deps.queueLimit) {
       throw new AppError(
@@ -212,14 +226,19 @@ export function createExportService(deps: ExportServiceDeps) {
     };
   }
 
-  async function enqueueRenders(exportId: string, creatives: NewCreative[]): Promise<void> {
+  async function enqueueRenders(exportId: string, teamId: number, creatives: NewCreative[]): Promise<void> {
     for (const creative of creatives) {
-      await deps.queue.enqueue('export.creative', { exportId, creativeId: creative.id }, { jobId: creative.id });
+      await deps.queue.enqueue(
+        'export.creative',
+        { exportId, creativeId: creative.id },
+        // The team is the group that takes turns on the render threads (issue 14: fair between teams).
+        { jobId: creative.id, group: teamGroup(teamId) },
+      );
     }
   }
 
-  async function answer(exportId: string, creatives: NewCreative[]): Promise<ExportAnswer> {
-    await enqueueRenders(exportId, creatives);
+  async function answer(exportId: string, creatives: NewCreative[], teamId: number): Promise<ExportAnswer> {
+    await enqueueRenders(exportId, teamId, creatives);
     const row = await exportsRepo.findById(exportId);
     if (!row) throw new Error(`export ${exportId} vanished after it was created`);
     const view = await presentExport(row, await exportsRepo.creativesOf(exportId), deps.links);
@@ -242,7 +261,7 @@ export function createExportService(deps: ExportServiceDeps) {
       });
       const hit = await cached(actor, cacheKey);
       if (hit) return hit;
-      await checkCapacity();
+      await checkCapacity(actor.teamId, planFiles(doc, design.name, plan.sizes, plan.output).length);
       const { exportRow, creatives } = rowsOf({
         actor,
         type: body.type,
@@ -258,7 +277,7 @@ export function createExportService(deps: ExportServiceDeps) {
         cacheKey,
       });
       await deps.db.transaction().execute((tx) => createExportRepository(tx).insert(exportRow, creatives));
-      return answer(exportRow.id, creatives);
+      return answer(exportRow.id, creatives, actor.teamId);
     },
 
     /** POST /v1/export-with-changes: the template with the changes becomes a new design, which is exported. */
@@ -307,7 +326,7 @@ export function createExportService(deps: ExportServiceDeps) {
       });
       const hit = await cached(actor, cacheKey);
       if (hit) return hit;
-      await checkCapacity();
+      await checkCapacity(actor.teamId, planFiles(changed, name, plan.sizes, plan.output).length);
 
       // Filled inside the import's transaction.
       const created = {} as { exportId: string; creatives: NewCreative[]; designId: number; revision: number };
@@ -354,7 +373,7 @@ export function createExportService(deps: ExportServiceDeps) {
         { designId: created.designId, revision: created.revision },
         { delayMs: plan.output.thumbnail ? 60_000 : 0 },
       );
-      return answer(created.exportId, created.creatives);
+      return answer(created.exportId, created.creatives, actor.teamId);
     },
 
     /** GET /v1/export/{id}: visible when its project is; fresh links on every call. */

@@ -15,6 +15,7 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { signatureMatches, signedPathAndQuery } from '../domain/render-url-signature.js';
 import type { FontLookup } from '../elements/element-kind.js';
 import { AppError } from '../errors.js';
+import { RenderTimeoutError } from '../formats/pool.js';
 import {
   FORMATS,
   type FormatType,
@@ -22,6 +23,7 @@ import {
   type RenderJob,
   formatOf as registeredFormat,
 } from '../formats/registry.js';
+import { teamGroup } from '../jobs/fair.js';
 import { displayUrl, type UrlGuard } from '../net/url-guard.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { RenderUrlDesignHead, RenderUrlRepository } from '../storage/db/repositories/render-urls.repository.js';
@@ -84,8 +86,11 @@ export interface RenderUrlServiceDeps {
   designs: Pick<DesignService, 'requireDesign'>;
   keys: ServerKeys;
   blobs: Pick<BlobStore, 'get' | 'put'>;
-  /** Renders on the render threads; `signal` ends a render past the link's budget. */
-  render(job: RenderUrlJob, signal: AbortSignal): Promise<Uint8Array>;
+  /**
+   * Renders on the render threads (formats/pool.ts): `budgetMs` counts from when a thread takes the render, `group`
+   * takes turns with the team's exports and other teams' renders.
+   */
+  render(job: RenderUrlJob, options: { budgetMs: number; group: string }): Promise<Uint8Array>;
   /** The SSRF guard (net/url-guard.ts): SOURCE values are checked before a render (the render thread checks again). */
   sourceGuard: Pick<UrlGuard, 'check'>;
   gate: RenderGate;
@@ -353,17 +358,15 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
     }
     try {
       return await deps.gate.run(teamId, async () => {
-        const signal = AbortSignal.timeout(deps.settings.renderTimeoutSeconds * 1000);
+        const budgetMs = deps.settings.renderTimeoutSeconds * 1000;
         try {
-          return await deps.render(job, signal);
+          return await deps.render(job, { budgetMs, group: teamGroup(teamId) });
         } catch (error) {
-          if (signal.aborted) {
+          if (error instanceof RenderTimeoutError) {
             throw new AppError(
               'UNAVAILABLE',
               `the render took longer than the ${deps.settings.renderTimeoutSeconds} s budget of a render URL`,
-              {
-                headers: { 'Retry-After': '5' },
-              },
+              { headers: { 'Retry-After': '5' } },
             );
           }
           throw error;

@@ -35,6 +35,8 @@ export function thumbnailScale(width: number, height: number): number {
 export interface ThumbnailOptions {
   /** Renders on a worker thread when given; else on the calling thread. */
   pool?: Pick<RenderPool, 'render'>;
+  /** Time budget of a thumbnail render on the pool (issue 14: every render has one). Default: none. */
+  budgetMs?: number;
   /** Fetches media when rendering on the calling thread. Default: the thread's fetcher (pipeline.ts). */
   fetcher?: AssetFetcher;
 }
@@ -45,14 +47,10 @@ export async function drawThumbnail(document: DesignDocument, options: Thumbnail
   const scale = thumbnailScale(size.width, size.height);
   if (options.pool) {
     return Buffer.from(
-      await options.pool.render({
-        document,
-        sizeIndex: 0,
-        slideIndex: 0,
-        format: 'png',
-        settings: { scale },
-        skipRejectedSources: true,
-      }),
+      await options.pool.render(
+        { document, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale }, skipRejectedSources: true },
+        options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs },
+      ),
     );
   }
   return renderImage(document, 0, 0, { format: 'png', scale, skipRejectedSources: true, fetcher: options.fetcher });

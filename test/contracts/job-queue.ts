@@ -203,6 +203,40 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueueUnder
         assert.equal(most, 2);
       }));
 
+    test("groups take turns: one group's backlog delays another group's job by a job or two, not by the backlog", () =>
+      withQueue(async ({ queue }) => {
+        const order: string[] = [];
+        const allDone = deferred();
+        queue.process(
+          'export.creative',
+          async (job) => {
+            order.push(job.payload.creativeId);
+            if (order.length === 63) allDone.resolve();
+          },
+          { concurrency: 1 },
+        );
+        // Team a's backlog is waiting before team b's exports arrive.
+        for (let i = 0; i < 60; i++) {
+          await queue.enqueue('export.creative', { exportId: 'a', creativeId: `a${i}` }, { group: 'team-a' });
+        }
+        await queue.enqueue('export.creative', { exportId: 'b', creativeId: 'b0' }, { group: 'team-b' });
+        await queue.enqueue('export.creative', { exportId: 'b', creativeId: 'b1' }, { group: 'team-b' });
+        await queue.enqueue('export.creative', { exportId: 'c', creativeId: 'c0' }, { group: 'team-c' });
+        await queue.start();
+        await allDone.promise;
+        await queue.idle();
+        // b0 and c0 run within the first few jobs; b1 waits one turn of each other group, not the 60 of a.
+        assert.ok(order.indexOf('b0') <= 2, `b0 ran ${order.indexOf('b0') + 1}th: ${order.join(' ')}`);
+        assert.ok(order.indexOf('c0') <= 3, `c0 ran ${order.indexOf('c0') + 1}th: ${order.join(' ')}`);
+        assert.ok(order.indexOf('b1') <= 5, `b1 ran ${order.indexOf('b1') + 1}th: ${order.join(' ')}`);
+        // Team a's own jobs keep their order.
+        const a = order.filter((id) => id.startsWith('a'));
+        assert.deepEqual(
+          a,
+          Array.from({ length: 60 }, (_, i) => `a${i}`),
+        );
+      }));
+
     test('depth counts the jobs waiting and running, of the given kinds, and drops to 0', () =>
       withQueue(async ({ queue }) => {
         const release = deferred();

@@ -11,7 +11,7 @@ export function rateLimiterContract(
   open: (limits: Config['rateLimit']) => Promise<{ limiter: RateLimiter; close(): Promise<void> }>,
 ) {
   describe(`RateLimiter contract: ${name}`, () => {
-    const limits = { enabled: true, windowSeconds: 1, exports: 3, other: 5, renderUrls: 4 };
+    const limits = { enabled: true, windowSeconds: 1, exports: 3, other: 5, invalidExports: 2, renderUrls: 4 };
     const withLimiter = async (fn: (limiter: RateLimiter) => Promise<void>) => {
       const { limiter, close } = await open(limits);
       try {
@@ -20,6 +20,19 @@ export function rateLimiterContract(
         await close();
       }
     };
+
+    test('peek spends nothing; refund gives one request back', () =>
+      withLimiter(async (limiter) => {
+        assert.equal((await limiter.peek('invalidExports', 'team:7')).remaining, 2);
+        await limiter.hit('invalidExports', 'team:7');
+        await limiter.hit('invalidExports', 'team:7');
+        const spent = await limiter.peek('invalidExports', 'team:7');
+        assert.deepEqual([spent.allowed, spent.remaining], [false, 0]);
+        for (let i = 0; i < 3; i++) await limiter.hit('exports', 'team:7');
+        await limiter.refund('exports', 'team:7');
+        assert.equal((await limiter.hit('exports', 'team:7')).allowed, true);
+        assert.equal((await limiter.hit('exports', 'team:7')).allowed, false);
+      }));
 
     test('a key may spend its group budget within the window; the next hit is refused until the window resets', () =>
       withLimiter(async (limiter) => {

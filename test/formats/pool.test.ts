@@ -1,15 +1,17 @@
 // The worker-thread pool: renders run in worker threads (not on this one), give the same pixels as a render here, keep
 // AppError codes across the thread boundary, and run side by side.
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { readDocument } from '../../src/domain/design.schema.js';
 import { AppError } from '../../src/errors.js';
 import { renderImage } from '../../src/formats/pipeline.js';
-import { createRenderPool, type RenderPool, workerFile } from '../../src/formats/pool.js';
+import { createRenderPool, type RenderPool, RenderTimeoutError, workerFile } from '../../src/formats/pool.js';
 import { canvasPool } from '../../src/render/canvas-pool.js';
 import { comparePngs } from '../render/golden.js';
 import { assertPixel, decodeAny, decodePng } from '../render/pixels.js';
-import { QUADRANTS, type RenderMedia, startRenderMedia } from '../render/render-media.js';
+import { photo, QUADRANTS, type RenderMedia, startRenderMedia } from '../render/render-media.js';
 
 let media: RenderMedia;
 let pool: RenderPool;
@@ -156,5 +158,86 @@ describe('createRenderPool', () => {
     );
     assert.equal(bytes.subarray(0, 5).toString(), '%PDF-');
     assert.match(bytes.toString('latin1'), /\/Count 1\b/);
+  });
+});
+
+describe('render budgets count the render alone', () => {
+  // One thread, and an image whose server answers only when the test says so: the first render holds the thread
+  // for as long as the test wants, without burning the shared machine's CPU.
+  let single: RenderPool;
+  let server: http.Server;
+  let origin: string;
+  const answer: (() => void)[] = [];
+  before(async () => {
+    single = createRenderPool({ threads: 1, allowPrivateUrls: true });
+    server = http.createServer((_req, res) => {
+      answer.push(() => res.writeHead(200, { 'content-type': 'image/png' }).end(photo()));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    for (const release of answer) release();
+    await single.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  const slow = (name: string) =>
+    readDocument({
+      name,
+      sizes: [
+        {
+          name: 'S',
+          width: 40,
+          height: 40,
+          slides: [
+            {
+              elements: [{ name: 'p', type: 'image', x: 0, y: 0, width: 40, height: 40, src: `${origin}/${name}.png` }],
+            },
+          ],
+        },
+      ],
+    });
+  const small = readDocument({
+    name: 'Small',
+    sizes: [{ name: 'S', width: 300, height: 250, backgroundColor: '#FF0000', slides: [{ elements: [] }] }],
+  });
+
+  test('a render that waits in line longer than its budget is not timed out for the wait', async () => {
+    const first = single.render({
+      document: slow('held'),
+      sizeIndex: 0,
+      slideIndex: 0,
+      format: 'png',
+      settings: { scale: 1 },
+    });
+    // Queued behind `first` with a budget far shorter than the wait.
+    const queued = single.render(
+      { document: small, sizeIndex: 0, slideIndex: 0, format: 'jpg', settings: { scale: 1, quality: 90 } },
+      { budgetMs: 5_000 },
+    );
+    while (answer.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(single.queued(), 1, 'the small render waits for the one thread');
+    await new Promise((resolve) => setTimeout(resolve, 6_000)); // longer than its budget, in line
+    for (const release of answer.splice(0)) release();
+    await first;
+    const pixels = await decodeAny(Buffer.from(await queued));
+    assertPixel(pixels, 150, 125, [255, 0, 0, 255], 8);
+  });
+
+  test('a render that runs past its budget rejects with RenderTimeoutError and frees its thread', async () => {
+    await assert.rejects(
+      single.render(
+        { document: slow('stuck'), sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 1 } },
+        { budgetMs: 300 },
+      ),
+      (error: unknown) => error instanceof RenderTimeoutError && error.budgetMs === 300,
+    );
+    const pixels = await decodeAny(
+      Buffer.from(
+        await single.render({ document: small, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 1 } }),
+      ),
+    );
+    assert.equal(pixels.width, 300);
   });
 });

@@ -53,3 +53,35 @@ describe('createCanvasPool', () => {
     assert.equal(pool.created(), before + 1);
   });
 });
+
+describe('canvas pool memory (issue 14)', () => {
+  test('a canvas larger than the pooled limit is never kept, and its surface is given back at once', () => {
+    const pool = createCanvasPool({ maxPooledCanvasBytes: 100 * 100 * 4 });
+    const big = pool.acquire(101, 100);
+    pool.release(big);
+    assert.equal(pool.idle(), 0);
+    assert.equal(pool.idleBytes(), 0);
+    assert.deepEqual([big.width, big.height], [1, 1], 'its pixel memory was released, not left to the collector');
+    assert.notEqual(pool.acquire(101, 100), big);
+    const fits = pool.acquire(100, 100);
+    pool.release(fits);
+    assert.equal(pool.idleBytes(), 100 * 100 * 4);
+  });
+
+  test('idle canvases are bounded by bytes, the least recently used size going first', () => {
+    const pool = createCanvasPool({ maxIdleBytes: 3 * 100 * 100 * 4, total: 100 });
+    const small = pool.acquire(10, 10);
+    const a = pool.acquire(100, 100);
+    const b = pool.acquire(100, 100);
+    const c = pool.acquire(100, 200);
+    pool.release(small);
+    pool.release(a);
+    pool.release(b);
+    assert.equal(pool.idleBytes(), 2 * 100 * 100 * 4 + 10 * 10 * 4);
+    pool.release(c); // 2 × 40 000 + 80 000 + 400 bytes: over; 10x10 goes, then 100x100
+    assert.ok(pool.idleBytes() <= 3 * 100 * 100 * 4, String(pool.idleBytes()));
+    assert.equal(pool.idle(), 1);
+    assert.equal(pool.acquire(100, 200), c);
+    assert.deepEqual([a.width, b.width, small.width], [1, 1, 1]);
+  });
+});

@@ -3,11 +3,13 @@
 // Stored in the BlobStore under a key of its own and linked for 12 hours.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type DesignDocument, readDocument } from '../../src/domain/design.schema.js';
-import { createRenderPool } from '../../src/formats/pool.js';
+import { createRenderPool, RenderTimeoutError } from '../../src/formats/pool.js';
 import {
   createThumbnails,
   drawThumbnail,
@@ -149,5 +151,38 @@ describe('createThumbnails over the local disk store', () => {
     await thumbnails.discard([first, null]);
     assert.equal(await blobs.exists(first), false);
     assert.equal(await blobs.exists(second), true);
+  });
+});
+
+describe('thumbnail budgets (issue 14)', () => {
+  test('a thumbnail on the pool has a time budget: one whose image never arrives ends at its budget', async () => {
+    // A server that accepts the request and never answers.
+    const held: http.ServerResponse[] = [];
+    const server = http.createServer((_req, res) => held.push(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow.png`;
+    const pool = createRenderPool({ threads: 1, allowPrivateUrls: true });
+    try {
+      const doc = readDocument({
+        name: 'Slow',
+        sizes: [
+          {
+            name: 'S',
+            width: 300,
+            height: 250,
+            slides: [{ elements: [{ name: 'p', type: 'image', x: 0, y: 0, width: 300, height: 250, src: url }] }],
+          },
+        ],
+      });
+      await assert.rejects(
+        drawThumbnail(doc, { pool, budgetMs: 500 }),
+        (error: unknown) => error instanceof RenderTimeoutError && error.budgetMs === 500,
+      );
+    } finally {
+      for (const res of held) res.destroy();
+      await pool.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

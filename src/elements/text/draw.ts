@@ -8,7 +8,7 @@ export function drawText(element: TextElement, dc: DrawContext): void {
   const box = textBoxOf(
     element,
     { text: element.text ?? '', markdown: element.markdown ?? false, width: element.width, height: element.height },
-    { align: 'left', verticalAlign: 'top', fontSize: 16 },
+    { align: 'start', verticalAlign: 'top', fontSize: 16 },
   );
   const layout = layoutWithFonts(box, fontOfStyled(element));
   paintTextLayout(dc.ctx, layout, element.color ?? '#000000', element);

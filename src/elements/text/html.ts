@@ -8,7 +8,7 @@ export function textToHtml(element: TextElement, hc: HtmlContext): string {
   const box = textBoxOf(
     element,
     { text: element.text ?? '', markdown: element.markdown ?? false, width: element.width, height: element.height },
-    { align: 'left', verticalAlign: 'top', fontSize: 16 },
+    { align: 'start', verticalAlign: 'top', fontSize: 16 },
   );
   return hc.text(layoutWithFonts(box, fontOfStyled(element)), element.color ?? '#000000', element);
 }

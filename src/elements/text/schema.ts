@@ -19,7 +19,7 @@ export const TextElement = Type.Object(
         description: 'Interpret [text](url), *italic*, **bold** and ***bold italic***; nothing else',
       }),
     ),
-    ...textStyleFields({ align: 'left', verticalAlign: 'top', fontSize: 16 }),
+    ...textStyleFields({ align: 'start', verticalAlign: 'top', fontSize: 16 }),
   },
   { ...STRICT, description: 'Text element' },
 );

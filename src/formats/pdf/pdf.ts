@@ -11,10 +11,12 @@
 // every page, images stored losslessly, and the PDF/A-2b identification Skia can write (XMP metadata with pdfaid
 // part 2 / conformance B, an sRGB OutputIntent, a document ID). Skia writes no creation date through this binding and
 // no page box but the MediaBox, so `finishPdf` appends them as one incremental update, which PDF/A permits.
+import zlib from 'node:zlib';
 import { PDFDocument, type PDFMetadata, type SKRSContext2D } from '@napi-rs/canvas';
 import type { DesignDocument } from '../../domain/design.schema.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import type { AssetFetcher } from '../../render/media/assets.js';
+import { recordActualText } from '../../render/text/text-paint.js';
 import type { ResolvedAssets } from '../../render/types.js';
 import { drawFrame, frameOf, resolveAssets } from '../pipeline.js';
 
@@ -164,10 +166,12 @@ export function encodePdf(size: PdfSize, paint: PaintSlide, options: PdfOptions 
   const slides = selectSlides(size, options.slides);
   const page = pageGeometry(size, preset);
   const doc = new PDFDocument(metadataFor(size, preset, options));
+  const actualTexts: string[][] = [];
   for (const slide of slides) {
     // The page's context is the same native class as a canvas's (every SKRSContext2D method), typed more narrowly;
     // only `ctx.canvas` is missing, which no drawing code may rely on.
     const ctx = doc.beginPage(page.mediaWidth, page.mediaHeight) as SKRSContext2D;
+    actualTexts.push(recordActualText(ctx));
     ctx.save();
     // Skia flips y around its rounded page height; the exact MediaBox written later keeps the bottom-left corner, so
     // moving everything down by the rounding puts the design's top-left corner at the exact page's top-left.
@@ -191,6 +195,7 @@ export function encodePdf(size: PdfSize, paint: PaintSlide, options: PdfOptions 
     title: options.title ?? size.name,
     author: options.author,
     page,
+    actualTexts,
   });
 }
 
@@ -230,6 +235,57 @@ interface Finish {
   author?: string;
   /** Every page has this geometry: its exact MediaBox, and TrimBox and BleedBox when it has a bleed. */
   page: PageGeometry;
+  /** Per page, the source text of every text run, in drawing order (text-paint.ts frames each with two markers). */
+  actualTexts?: string[][];
+}
+
+// A marker's text object as Skia writes it: the marker font size, a text matrix, one glyph (see text-paint.ts).
+// ACTUAL_TEXT_MARKER_PX is 0.25, which Skia writes as `.25`.
+const MARKER = /BT\n\/F\d+ \.25 Tf\n[-\d. ]+ Tm\n<[0-9A-F]+> Tj\nET\n/g;
+
+/**
+ * The content stream of a page with each marker pair replaced by `/Span <</ActualText …>> BDC` … `EMC` (ISO 32000-1
+ * §14.9.4), or undefined when the markers do not pair up with the runs (then the page is left as Skia wrote it).
+ */
+function withActualText(content: string, texts: string[]): string | undefined {
+  const markers = content.match(MARKER)?.length ?? 0;
+  if (markers !== texts.length * 2) return undefined;
+  let index = 0;
+  return content.replace(MARKER, () => {
+    const text = texts[index >> 1]!;
+    index += 1;
+    return index % 2 === 1 ? `/Span <</ActualText ${textString(text)}>> BDC\n` : 'EMC\n';
+  });
+}
+
+/** Page `n`'s content stream object rewritten with ActualText spans, or undefined when it has no runs or no markers. */
+function actualTextContent(
+  pdf: string,
+  xref: Xref,
+  n: number,
+  texts: string[] | undefined,
+): [number, Buffer] | undefined {
+  if (!texts?.length) return undefined;
+  const contents = reference(objectBody(pdf, xref, n), 'Contents');
+  if (contents === undefined) return undefined;
+  const body = objectBody(pdf, xref, contents);
+  const head = /^<<([\s\S]*?)>>\s*stream\r?\n/.exec(body);
+  const length = head && /\/Length (\d+)/.exec(head[1]);
+  if (!head || !length) return undefined;
+  const start = xref.offsets.get(contents)! + pdf.slice(xref.offsets.get(contents)!).indexOf(head[0]) + head[0].length;
+  const raw = Buffer.from(pdf.slice(start, start + Number(length[1])), 'latin1');
+  const flate = /\/Filter\s*\/FlateDecode/.test(head[1]);
+  const rewritten = withActualText((flate ? zlib.inflateSync(raw) : raw).toString('latin1'), texts);
+  if (rewritten === undefined) return undefined;
+  const data = zlib.deflateSync(Buffer.from(rewritten, 'latin1'));
+  return [
+    contents,
+    Buffer.concat([
+      Buffer.from(`<</Filter /FlateDecode\n/Length ${data.length}>> stream\n`, 'latin1'),
+      data,
+      Buffer.from('\nendstream', 'latin1'),
+    ]),
+  ];
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
@@ -378,7 +434,9 @@ function finishPdf(original: Buffer, finish: Finish): Buffer {
     const { bleed: b, trimWidth: w, trimHeight: h } = page;
     boxes.push(`/TrimBox ${box(b, b, b + w, b + h)}`, `/BleedBox ${media}`);
   }
-  for (const n of pageObjects(pdf, xref, pagesRoot)) {
+  for (const [index, n] of pageObjects(pdf, xref, pagesRoot).entries()) {
+    const content = actualTextContent(pdf, xref, n, finish.actualTexts?.[index]);
+    if (content) replaced.set(...content);
     const body = objectBody(pdf, xref, n).trimEnd();
     const found = /\/MediaBox\s*(\[[^\]]*\])/.exec(body);
     // The shift in encodePdf assumes Skia's rounding; a binding that rounds otherwise must fail loudly.

@@ -18,6 +18,32 @@ const ROLE_NAMES: Record<number, string> = { 1: 'Owner', 2: 'Admin', 3: 'Editor'
 export function authPlugin(app: App, { auth, rateLimiter, rateLimitEnabled }: AuthPluginDeps) {
   app.decorateRequest('actor', null);
   app.decorateRequest('authError', null);
+  app.decorateRequest('exportBudgetKey', null);
+
+  /** Too many refused export requests in this window: refused before they are read (issue 14). */
+  async function checkInvalidBudget(key: string) {
+    const invalid = await rateLimiter.peek('invalidExports', key);
+    if (!invalid.allowed) {
+      throw new AppError(
+        'RATE_LIMITED',
+        `${invalid.limit} export requests were refused as invalid in this window; fix the request and retry in ${invalid.resetSeconds} s`,
+        { headers: { 'Retry-After': String(invalid.resetSeconds) } },
+      );
+    }
+  }
+
+  // Only accepted exports count against the export limit (issue 14): a refused export request gives its export
+  // budget back; one refused as invalid (400, 404, 422…) spends the budget of invalid requests instead, and one
+  // refused for capacity (TEAM_QUEUE_FULL, a full queue) spends nothing.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const key = request.exportBudgetKey;
+    if (key && reply.statusCode >= 400) {
+      request.exportBudgetKey = null;
+      await rateLimiter.refund('exports', key);
+      if (reply.statusCode < 500 && reply.statusCode !== 429) await rateLimiter.hit('invalidExports', key);
+    }
+    return payload;
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
@@ -36,6 +62,7 @@ export function authPlugin(app: App, { auth, rateLimiter, rateLimitEnabled }: Au
     if (limited && rateLimitEnabled) {
       const group = config.rateGroup ?? 'other';
       const key = request.actor ? `team:${request.actor.teamId}` : `ip:${request.ip}`;
+      if (group === 'exports') await checkInvalidBudget(key);
       const decision = await rateLimiter.hit(group, key);
       reply.header('RateLimit-Limit', decision.limit);
       reply.header('RateLimit-Remaining', decision.remaining);
@@ -50,6 +77,9 @@ export function authPlugin(app: App, { auth, rateLimiter, rateLimitEnabled }: Au
     }
 
     if (request.authError) throw request.authError;
+    if (limited && rateLimitEnabled && request.actor && (config.rateGroup ?? 'other') === 'exports') {
+      request.exportBudgetKey = `team:${request.actor.teamId}`;
+    }
     if (needsAuth && request.actor && config.permission && !can(request.actor.roleId, config.permission)) {
       const needed = ROLE_NAMES[PERMISSIONS[config.permission]];
       throw new AppError(

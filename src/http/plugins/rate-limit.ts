@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import type { RedisClient } from '../../storage/redis.js';
 
 /** `renderUrls`: renders (cache misses) of render URLs per team, and refused render URLs per client address. */
-export type RateGroup = 'exports' | 'other' | 'renderUrls';
+export type RateGroup = 'exports' | 'other' | 'invalidExports' | 'renderUrls';
 
 export interface RateDecision {
   allowed: boolean;
@@ -17,6 +17,10 @@ export interface RateDecision {
 
 export interface RateLimiter {
   hit(group: RateGroup, key: string): Promise<RateDecision>;
+  /** Whether `key` has budget left in `group`, without spending any. */
+  peek(group: RateGroup, key: string): Promise<RateDecision>;
+  /** Gives back one request of `group` spent by `hit` (a refused export does not spend the export budget). */
+  refund(group: RateGroup, key: string): Promise<void>;
 }
 
 type Limits = Config['rateLimit'];
@@ -25,6 +29,11 @@ export function createMemoryRateLimiter(limits: Limits): RateLimiter {
   return limiterOver(limits, {
     exports: new RateLimiterMemory({ points: limits.exports, duration: limits.windowSeconds, keyPrefix: 'exports' }),
     other: new RateLimiterMemory({ points: limits.other, duration: limits.windowSeconds, keyPrefix: 'other' }),
+    invalidExports: new RateLimiterMemory({
+      points: limits.invalidExports,
+      duration: limits.windowSeconds,
+      keyPrefix: 'invalidExports',
+    }),
     renderUrls: new RateLimiterMemory({
       points: limits.renderUrls,
       duration: limits.windowSeconds,
@@ -42,7 +51,12 @@ export function createRedisRateLimiter(limits: Limits, redis: RedisClient, prefi
       duration: limits.windowSeconds,
       keyPrefix: `${prefix}:rate:${group}`,
     });
-  return limiterOver(limits, { exports: store('exports'), other: store('other'), renderUrls: store('renderUrls') });
+  return limiterOver(limits, {
+    exports: store('exports'),
+    other: store('other'),
+    invalidExports: store('invalidExports'),
+    renderUrls: store('renderUrls'),
+  });
 }
 
 function limiterOver(limits: Limits, stores: Record<RateGroup, RateLimiterAbstract>): RateLimiter {
@@ -66,6 +80,20 @@ function limiterOver(limits: Limits, stores: Record<RateGroup, RateLimiterAbstra
           resetSeconds: Math.max(1, Math.ceil(rejected.msBeforeNext / 1000)),
         };
       }
+    },
+    async peek(group, key) {
+      const limit = limits[group];
+      const res = await stores[group].get(key);
+      const used = res?.consumedPoints ?? 0;
+      return {
+        allowed: used < limit,
+        limit,
+        remaining: Math.max(0, limit - used),
+        resetSeconds: Math.max(1, Math.ceil((res?.msBeforeNext ?? limits.windowSeconds * 1000) / 1000)),
+      };
+    },
+    async refund(group, key) {
+      await stores[group].reward(key, 1);
     },
   };
 }

@@ -1,12 +1,26 @@
-// Just enough of the Unicode bidirectional algorithm (UAX #9) to order the words of one line: a paragraph takes the
-// direction of its first strong character (rule P2), words are classed by theirs, numbers and neutrals are resolved
-// (W7, N1, N2), and runs are reversed by level (L2). Inside a word Skia shapes and orders the glyphs itself when the
-// word is drawn with ctx.direction set from its level, so Arabic joins and a trailing "!" lands on the correct side.
+// The Unicode bidirectional algorithm (UAX #9) for laid-out lines: a paragraph takes the direction of its first strong
+// character (rule P2), bidi-js resolves the embedding level of every character of a line, and runs of one level are
+// reversed by level (L2). Inside a run Skia shapes and orders the glyphs itself when it is drawn with ctx.direction
+// set from its level, so Arabic joins.
+
+import bidiModule, { type Bidi } from 'bidi-js';
 
 export type Direction = 'ltr' | 'rtl';
 
-/** The bidi class of a word, as far as ordering whole words goes. */
-export type WordClass = 'L' | 'R' | 'EN' | 'N';
+// bidi-js is a UMD bundle: under Node's ESM loader its default import is the factory itself, while its typings
+// describe an ES module whose default export is the factory.
+const bidiFactory = bidiModule as unknown as () => Bidi;
+let bidi: Bidi | undefined;
+
+/**
+ * The UAX #9 embedding level of every UTF-16 code unit of `text`, a line of a paragraph of direction `paragraph`
+ * (even: left to right, odd: right to left). bidi-js implements the whole algorithm (weak and neutral types,
+ * brackets, isolates), as Chromium does.
+ */
+export function bidiLevels(text: string, paragraph: Direction): Uint8Array {
+  bidi ??= bidiFactory();
+  return bidi.getEmbeddingLevels(text, paragraph).levels;
+}
 
 // Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic, their presentation forms, and the RTL supplementary blocks.
 const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
@@ -25,47 +39,6 @@ export function firstStrong(text: string): Direction | undefined {
     if (direction) return direction;
   }
   return undefined;
-}
-
-/** How one word takes part in ordering: by its first strong character, else as a number, else as a neutral. */
-export function classify(word: string): WordClass {
-  const strong = firstStrong(word);
-  if (strong) return strong === 'rtl' ? 'R' : 'L';
-  return DIGIT.test(word) ? 'EN' : 'N';
-}
-
-/**
- * The embedding level of each word of a line in a paragraph of direction `paragraph`: even levels draw left to
- * right, odd ones right to left.
- */
-export function resolveLevels(classes: WordClass[], paragraph: Direction): number[] {
-  const base = paragraph === 'rtl' ? 1 : 0;
-  const sos: WordClass = base ? 'R' : 'L';
-  // W7: a number after left-to-right text (or at the start of an LTR paragraph) is left-to-right text.
-  let previous = sos;
-  const resolved = classes.map((cls) => {
-    if (cls === 'L' || cls === 'R') previous = cls;
-    return cls === 'EN' && previous === 'L' ? 'L' : cls;
-  });
-  // N1/N2: neutrals between two of one direction take it (numbers count as R), others the paragraph's.
-  const strongSide = (cls: WordClass | undefined): 'L' | 'R' | undefined =>
-    cls === undefined ? undefined : cls === 'N' ? undefined : cls === 'L' ? 'L' : 'R';
-  for (let i = 0; i < resolved.length; i++) {
-    if (resolved[i] !== 'N') continue;
-    let end = i;
-    while (resolved[end] === 'N') end++;
-    const before = strongSide(resolved[i - 1]) ?? sos;
-    const after = strongSide(resolved[end]) ?? sos;
-    const direction: WordClass = before === after ? before : sos;
-    for (let k = i; k < end; k++) resolved[k] = direction;
-    i = end - 1;
-  }
-  // I1/I2: levels.
-  return resolved.map((cls) => {
-    if (cls === 'R') return 1;
-    if (cls === 'EN') return 2;
-    return base ? 2 : 0;
-  });
 }
 
 /** The visual order (left to right) of items at `levels` (L2: reverse runs from the highest level down to 1). */

@@ -181,6 +181,52 @@ export function fontStack(family: string, variant: string, text?: string): FontS
   };
 }
 
+// Format and invisible characters (joiners, variation selectors, bidi marks) are never drawn as glyphs of their own.
+const IGNORABLE = /[\p{Default_Ignorable_Code_Point}\p{Cc}]/u;
+
+/**
+ * The characters of `text` that neither `variant` of `family` nor any fallback maps, each once, in order of first
+ * appearance. Skia would draw these with whatever font of the host machine has them, so callers replace them with
+ * MISSING_GLYPH: output never depends on the fonts installed where Placard runs.
+ */
+export function missingCharacters(family: string, variant: string, text: string): string[] {
+  const face = resolveFace(family, variant);
+  const wanted = parseVariant(variant);
+  const missing = new Map<number, string>();
+  for (const char of text) {
+    if (!IGNORABLE.test(char)) missing.set(char.codePointAt(0)!, char);
+  }
+  const strike = (files: SubsetFile[]) => {
+    for (const file of files) {
+      if (missing.size === 0) return;
+      const ranges = coverageOf(file);
+      if (!ranges) continue;
+      for (const codePoint of [...missing.keys()]) if (covers(ranges, codePoint)) missing.delete(codePoint);
+    }
+  };
+  strike(subsetFiles(face.fontFamily, face.variant));
+  for (const fallback of fallbackFamilies()) {
+    const weights = fontFamily(fallback)!
+      .variants.filter((v) => !v.endsWith('italic'))
+      .map(Number);
+    strike(subsetFiles(fallback, String(nearestWeight(wanted.weight, weights))));
+  }
+  return [...missing.values()];
+}
+
+/**
+ * What a character no Placard font has is drawn as: U+FDD0, a noncharacter, which no font maps, so Skia draws the
+ * missing-glyph box (.notdef) of the element's font instead of searching the host's fonts for the real character.
+ */
+export const MISSING_GLYPH = '\uFDD0';
+
+/** `text` with every character that no Placard font has (see missingCharacters) replaced by MISSING_GLYPH. */
+export function withBundledGlyphs(family: string, variant: string, text: string): string {
+  const missing = new Set(missingCharacters(family, variant, text));
+  if (missing.size === 0) return text;
+  return Array.from(text, (char) => (missing.has(char) ? MISSING_GLYPH : char)).join('');
+}
+
 /** The CSS font shorthand for a stack at `size` px, as ctx.font takes it. */
 export function cssFont(stack: FontStack, size: number): string {
   const families = stack.families.map((alias) => `"${alias}"`).join(', ');

@@ -6,7 +6,7 @@
 // does not move up when centred); blank lines between paragraphs stay; spaces at the end of every line are dropped
 // (they would shift centred and right-aligned text); spaces typed at the start of a paragraph stay (an indent), those
 // at the start of a wrapped line do not (the break consumed them); spaces inside a line are kept as typed.
-import { classify, type Direction, firstStrong, resolveLevels, visualOrder } from './bidi.js';
+import { bidiLevels, type Direction, firstStrong, visualOrder } from './bidi.js';
 import { type Atom, atomize, graphemesOf, type RunStyle, type Segment } from './line-break.js';
 import { parseMarkdown, plainSpans, type StyledSpan } from './markdown-runs.js';
 
@@ -24,8 +24,12 @@ export interface TextBox {
   lineHeight?: number;
   /** px added after every grapheme; default 0. */
   letterSpacing?: number;
-  /** Default left. In a right-to-left paragraph left and right mean start and end, so they mirror. */
-  align?: 'left' | 'center' | 'right' | 'justify';
+  /**
+   * Default start. left, right and center are physical, as CSS text-align; start and end follow the paragraph's
+   * direction (start is left in a left-to-right paragraph, right in a right-to-left one). Justify ends a paragraph at
+   * its start.
+   */
+  align?: 'left' | 'center' | 'right' | 'justify' | 'start' | 'end';
   /** Default top. */
   verticalAlign?: 'top' | 'middle' | 'bottom';
   /** Default none. */
@@ -46,6 +50,11 @@ export interface TextMeasurer {
   measure(text: string, font: string): number;
   /** Ascent and descent of `font` in px; default 0.8 and 0.2 of the size. */
   metrics?(font: string, size: number): { ascent: number; descent: number };
+  /**
+   * How far the ink of `text` in `font` reaches above and below its baseline (accents, Devanagari marks, emoji can
+   * pass the font's ascent). autoFit shrink fits on it when the measurer has it.
+   */
+  ink?(text: string, font: string): { ascent: number; descent: number };
 }
 
 /** One stretch of a line drawn with one fillText call. */
@@ -165,6 +174,7 @@ function paragraphsOf(spans: StyledSpan[]): Paragraph[] {
 class Ruler {
   private readonly cache = new Map<string, number>();
   private readonly counts = new Map<string, number>();
+  private readonly inks = new Map<string, { ascent: number; descent: number }>();
   constructor(
     private readonly measurer: TextMeasurer,
     readonly letterSpacing: number,
@@ -184,6 +194,25 @@ class Ruler {
       this.cache.set(key, width);
     }
     return width + this.letterSpacing * this.graphemeCount(text);
+  }
+
+  /** The ink extent of `text` above and below the baseline, or undefined when the measurer cannot tell. */
+  ink(text: string, style: RunStyle, size: number): { ascent: number; descent: number } | undefined {
+    if (!this.measurer.ink) return undefined;
+    const font = this.font(style, size);
+    const key = `${font}\u0000${text}`;
+    let ink = this.inks.get(key);
+    if (!ink) {
+      ink = this.measurer.ink(text, font);
+      this.inks.set(key, ink);
+    }
+    return ink;
+  }
+
+  /** Ascent and descent of the regular face at `size`, which place the baseline in the line box. */
+  metrics(size: number): { ascent: number; descent: number } {
+    const regular = this.font({ bold: false, italic: false }, size);
+    return this.measurer.metrics?.(regular, size) ?? { ascent: 0.8 * size, descent: 0.2 * size };
   }
 
   graphemeCount(text: string): number {
@@ -330,6 +359,54 @@ interface Piece {
   segment: Segment;
   width: number;
   kind: Atom['kind'];
+  /** Justification added after this piece (the first piece of a space gets it). */
+  stretch: number;
+  level: number;
+}
+
+/** The physical alignment of `align` in a paragraph of `direction`; justify's last lines go to the start. */
+export function physicalAlign(align: NonNullable<TextBox['align']>, direction: Direction): 'left' | 'center' | 'right' {
+  if (align === 'left' || align === 'right' || align === 'center') return align;
+  const start = direction === 'rtl' ? 'right' : 'left';
+  if (align === 'end') return start === 'left' ? 'right' : 'left';
+  return start;
+}
+
+/**
+ * The pieces of a line cut where the UAX #9 embedding level changes (bidi-js resolves the levels of the line's text in
+ * its paragraph's direction), so that a word mixing directions, e.g. "(2025)" or "Placard!" at the end of an Arabic
+ * sentence, is drawn as runs of one direction each, in the order Chromium gives them.
+ */
+function levelPieces(line: RawLine, direction: Direction, stretch: number, size: number, ruler: Ruler): Piece[] {
+  const logical = line.items.flatMap((item) =>
+    item.segments.map((segment, i) => ({ segment, width: item.widths[i]!, kind: item.kind })),
+  );
+  const levels = bidiLevels(logical.map((piece) => piece.segment.text).join(''), direction);
+  const pieces: Piece[] = [];
+  let offset = 0;
+  for (const piece of logical) {
+    const text = piece.segment.text;
+    let start = 0;
+    const cuts: Array<[number, number]> = [];
+    for (let i = 1; i <= text.length; i++) {
+      if (i === text.length || levels[offset + i] !== levels[offset + start]) {
+        cuts.push([start, i]);
+        start = i;
+      }
+    }
+    cuts.forEach(([from, to], k) => {
+      const part = text.slice(from, to);
+      pieces.push({
+        segment: { text: part, style: piece.segment.style },
+        width: cuts.length === 1 ? piece.width : ruler.width(part, piece.segment.style, size),
+        kind: piece.kind,
+        stretch: piece.kind === 'space' && k === 0 ? stretch : 0,
+        level: levels[offset + from] ?? (direction === 'rtl' ? 1 : 0),
+      });
+    });
+    offset += text.length;
+  }
+  return pieces;
 }
 
 /** Positions one line: alignment, justification, bidi order, and runs merged where style and direction agree. */
@@ -340,22 +417,19 @@ function placeLine(
   size: number,
   ruler: Ruler,
 ): Omit<LaidLine, 'top' | 'baseline'> {
-  const pieces: Piece[] = line.items.flatMap((item) =>
-    item.segments.map((segment, i) => ({ segment, width: item.widths[i]!, kind: item.kind })),
-  );
   const ink = visibleWidth(line.items, ruler.letterSpacing);
-  const spaces = pieces.filter((piece) => piece.kind === 'space').length;
+  const spaces = line.items.filter((item) => item.kind === 'space').length;
   const justify = box.align === 'justify' && !line.last && !line.forced && spaces > 0;
   const stretch = justify ? (box.width - ink) / spaces : 0;
-  let align = box.align === 'justify' ? 'left' : box.align;
-  if (direction === 'rtl' && align !== 'center') align = align === 'left' ? 'right' : 'left';
-  const inkWidth = justify ? box.width : ink;
+  const pieces = levelPieces(line, direction, stretch, size, ruler);
+  const align = physicalAlign(box.align, direction);
+  // Cut pieces may measure a little differently from the whole words (kerning across the cut): use their sum.
+  const inkWidth = justify
+    ? box.width
+    : pieces.reduce((sum, piece) => sum + piece.width, 0) - (pieces.length > 0 ? ruler.letterSpacing : 0);
   const x = align === 'left' || justify ? 0 : align === 'right' ? box.width - inkWidth : (box.width - inkWidth) / 2;
 
-  const levels = resolveLevels(
-    pieces.map((piece) => (piece.kind === 'space' ? 'N' : classify(piece.segment.text))),
-    direction,
-  );
+  const levels = pieces.map((piece) => piece.level);
   const order = visualOrder(levels);
   const runs: LaidRun[] = [];
   let previous: { index: number; level: number } | undefined;
@@ -363,7 +437,7 @@ function placeLine(
   for (const index of order) {
     const piece = pieces[index]!;
     const level = levels[index]!;
-    const width = piece.width + (piece.kind === 'space' ? stretch : 0);
+    const width = piece.width + piece.stretch;
     const run = runs.at(-1);
     // Merge with the run on the left when it is the logically adjacent piece of the same style and level.
     const adjacent = previous && previous.level === level && Math.abs(previous.index - index) === 1;
@@ -386,11 +460,41 @@ function placeLine(
   return { x, width: inkWidth, direction, runs };
 }
 
+/**
+ * The top and bottom of the ink of `lines` at `size`, relative to the top of the first line box, or undefined when the
+ * measurer does not measure ink. With a tight line height, ascenders, marks and emoji reach past the line boxes.
+ */
+function inkExtent(
+  lines: RawLine[],
+  size: number,
+  lineHeight: number,
+  ruler: Ruler,
+): { top: number; bottom: number } | undefined {
+  const { ascent, descent } = ruler.metrics(size);
+  let top = Number.POSITIVE_INFINITY;
+  let bottom = Number.NEGATIVE_INFINITY;
+  for (const [i, line] of lines.entries()) {
+    const baseline = i * lineHeight + (lineHeight - (ascent + descent)) / 2 + ascent;
+    for (const item of line.items) {
+      if (item.kind === 'space') continue;
+      for (const segment of item.segments) {
+        const ink = ruler.ink(segment.text, segment.style, size);
+        if (!ink) return undefined;
+        top = Math.min(top, baseline - ink.ascent);
+        bottom = Math.max(bottom, baseline + ink.descent);
+      }
+    }
+  }
+  return Number.isFinite(top) ? { top, bottom } : undefined;
+}
+
 /** Does the text fit at `size`? Strict also refuses words broken across lines. */
 function fitsAt(paragraphs: Paragraph[], box: TextBox, size: number, ruler: Ruler, strict: boolean): boolean {
   const lines = breakLines(paragraphs, box.width, size, ruler);
   const height = lines.length * size * (box.lineHeight ?? 1.2);
   if (height > box.height + EPSILON) return false;
+  const ink = inkExtent(lines, size, size * (box.lineHeight ?? 1.2), ruler);
+  if (ink && ink.bottom - ink.top > box.height + EPSILON) return false;
   if (strict && lines.some((line) => line.forced)) return false;
   return lines.every((line) => visibleWidth(line.items, ruler.letterSpacing) <= box.width + EPSILON);
 }
@@ -450,18 +554,27 @@ export function layoutText(box: TextBox, measurer: TextMeasurer): TextLayout {
   };
   const shownHeight = shown.length * lineHeight;
   const verticalAlign = box.verticalAlign ?? 'top';
-  const blockTop =
+  let blockTop =
     verticalAlign === 'top'
       ? 0
       : verticalAlign === 'bottom'
         ? box.height - shownHeight
         : (box.height - shownHeight) / 2;
+  if (box.autoFit === 'shrink') {
+    // autoFit chose a size whose ink is no taller than the box: move the lines so the ink is inside it too (the top
+    // wins when even minFontSize is too tall).
+    const ink = inkExtent(shown, fontSize, lineHeight, ruler);
+    if (ink) {
+      if (blockTop + ink.bottom > box.height) blockTop = box.height - ink.bottom;
+      if (blockTop + ink.top < 0) blockTop = -ink.top;
+    }
+  }
   const laid = shown.map((line, i): LaidLine => {
     const top = blockTop + i * lineHeight;
     const placed = placeLine(
       line,
       paragraphs[line.paragraph]!.direction,
-      { width: box.width, align: box.align ?? 'left' },
+      { width: box.width, align: box.align ?? 'start' },
       fontSize,
       ruler,
     );

@@ -2,7 +2,8 @@
 // export draws the same text in hundreds of frames; autoFit's search runs once), and the painter of a TextLayout.
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import type { FontRef } from '../../elements/element-kind.js';
-import { cssFont, fontStack } from './font-registry.js';
+import { cssFont, fontStack, withBundledGlyphs } from './font-registry.js';
+import { graphemesOf } from './line-break.js';
 import { applyTextTransform, layoutText, type TextBox, type TextLayout, type TextMeasurer } from './text-layout.js';
 
 // Measuring happens on a scratch context, never on the one being drawn into (its state belongs to the pipeline).
@@ -48,6 +49,12 @@ export function canvasMeasurer(font: FontRef, text: string): TextMeasurer {
       setFont(css);
       const metrics = ctx.measureText('');
       return { ascent: metrics.fontBoundingBoxAscent, descent: metrics.fontBoundingBoxDescent };
+    },
+    ink(run, css) {
+      setFont(css);
+      ctx.letterSpacing = '0px';
+      const metrics = ctx.measureText(run);
+      return { ascent: metrics.actualBoundingBoxAscent, descent: metrics.actualBoundingBoxDescent };
     },
   };
 }
@@ -99,11 +106,35 @@ export function layoutWithFonts(box: TextBox, font: FontRef): TextLayout {
     layouts.set(key, cached);
     return cached;
   }
-  const text = applyTextTransform(box.text, box.textTransform);
-  const result = layoutText(box, canvasMeasurer(font, text));
+  // Characters no Placard font has become missing-glyph boxes here, so that no path (raster, PDF, HTML5) draws them
+  // with a font of the host machine.
+  const bundled = { ...box, text: withBundledGlyphs(font.fontFamily, font.fontVariant, box.text) };
+  const text = applyTextTransform(bundled.text, box.textTransform);
+  const result = layoutText(bundled, canvasMeasurer(font, text));
   layouts.set(key, result);
   if (layouts.size > LAYOUT_CACHE_SIZE) layouts.delete(layouts.keys().next().value!);
   return result;
+}
+
+/**
+ * The font size of the markers that frame every run drawn into a PDF page (see pdf.ts): a space at 0.25 px, which
+ * Skia writes as its own text object `/Fn .375 Tf … <gid> Tj` and which has no ink. The PDF encoder replaces the pair
+ * with a marked-content span whose ActualText is the run's source text, so copying and searching the PDF gives what the
+ * user typed (ligatures, Arabic joins, Devanagari conjuncts and Thai marks map to glyphs a ToUnicode table cannot
+ * express). The size is exact in binary, so Skia writes it without rounding.
+ */
+export const ACTUAL_TEXT_MARKER_PX = 0.25;
+
+const actualTexts = new WeakMap<object, string[]>();
+
+/**
+ * From now on, every text run painted into `ctx` (a PDF page) is framed by two markers and its text is appended to
+ * the returned list, in drawing order.
+ */
+export function recordActualText(ctx: object): string[] {
+  const texts: string[] = [];
+  actualTexts.set(ctx, texts);
+  return texts;
 }
 
 /**
@@ -136,9 +167,23 @@ export function paintTextLayout(
         ctx.fillRect(run.x, line.baseline + layout.fontSize * 0.12, width, thickness);
       }
       if (!run.text.trim()) continue;
+      const record = actualTexts.get(ctx);
+      const marker = record && run.font.replace(/ [\d.]+px /, ` ${ACTUAL_TEXT_MARKER_PX}px `);
+      if (marker) {
+        ctx.font = marker;
+        ctx.fillText(' ', run.x, line.baseline);
+      }
       ctx.font = run.font;
       ctx.direction = run.direction;
       ctx.fillText(run.text, run.x, line.baseline);
+      if (marker) {
+        ctx.font = marker;
+        ctx.fillText(' ', run.x, line.baseline);
+        // Readers place an ActualText's characters left to right across the span and then apply the bidi algorithm
+        // to the line, as for any glyphs; a right-to-left run therefore gives its text in visual order (graphemes
+        // reversed), which they turn back into the typed order.
+        record.push(run.direction === 'rtl' ? graphemesOf(run.text).reverse().join('') : run.text);
+      }
     }
   }
   ctx.restore();

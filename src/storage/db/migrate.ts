@@ -9,6 +9,7 @@ import { assets } from './migrations/0005_assets.js';
 import { exportPipeline } from './migrations/0006_exports.js';
 import { progress } from './migrations/0007_progress.js';
 import { html5 } from './migrations/0008_html5.js';
+import { fairJobs } from './migrations/0010_fair_jobs.js';
 import { renderUrls } from './migrations/0016_render_urls.js';
 
 function provider(db: Db): MigrationProvider {
@@ -23,6 +24,7 @@ function provider(db: Db): MigrationProvider {
         '0006_exports': exportPipeline(db.dialect),
         '0007_progress': progress(),
         '0008_html5': html5(),
+        '0010_fair_jobs': fairJobs(),
         '0016_render_urls': renderUrls(),
       };
     },

@@ -289,6 +289,10 @@ export interface JobsTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** The group (team) whose turn the job waits for (migration 0010); null: claimed before any group's. */
+  fair_group: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Claim order across groups (migration 0010, jobs/fair-order.ts). */
+  fair_key: ColumnType<number, number | undefined, number>;
 }
 
 export interface ExportsTable {
@@ -380,7 +384,7 @@ export interface WebhookDeliveriesTable {
   url: string;
   /** JSON text POSTed as is, `{ id, action, teamId, occurredAt, data }`. */
   payload: string;
-  /** pending | succeeded | failed */
+  /** pending | succeeded | failed | cancelled (its webhook was deleted or given another URL) */
   status: string;
   attempt_count: ColumnType<number, number | undefined, number>;
   next_attempt_at: string | null;

@@ -140,3 +140,104 @@ describe('rate limits', () => {
     }
   });
 });
+
+describe('export budgets count accepted exports only', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ rateLimit: { exports: 2, invalidExports: 4, windowSeconds: WINDOW } });
+  });
+  after(() => t.close());
+
+  test('refused export requests spend the budget of invalid requests, not the export budget', async () => {
+    const inject = async (url: string, payload: object) =>
+      (await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload })).json().response;
+    const kit = (await inject('/v1/brandkits/create', { name: 'K' })).brandKit.id;
+    const project = (await inject('/v1/projects', { name: 'P', brandKitId: kit })).project.id;
+    const document = {
+      name: 'D',
+      sizes: [{ name: 'S', width: 20, height: 20, backgroundColor: '#FF0000', slides: [{ elements: [] }] }],
+    };
+    const hash = (await inject('/v1/templates/import', { projectId: project, name: 'D', document })).template.id;
+    const exportOf = (payload: object) =>
+      t.app.inject({ method: 'POST', url: '/v1/export', headers: t.owner.headers, payload });
+
+    // A user fixing a request: three refusals (a 400, a 404, a 422) …
+    const refused = [
+      await exportOf({ creativeHash: hash, type: 'png', exportSettings: { scale: 'big' } }),
+      await exportOf({ creativeHash: 'zzzzzzz', type: 'png' }),
+      await exportOf({ creativeHash: hash, type: 'png', exportSettings: { allowedSizeHashesOnly: ['nosuchh'] } }),
+    ];
+    assert.deepEqual(
+      refused.map((r) => r.statusCode),
+      [400, 404, 422],
+    );
+    // … then both accepted exports of the budget, and only then a 429.
+    assert.equal((await exportOf({ creativeHash: hash, type: 'png' })).statusCode, 200);
+    assert.equal((await exportOf({ creativeHash: hash, type: 'jpg' })).statusCode, 200);
+    const over = await exportOf({ creativeHash: hash, type: 'webp' });
+    assert.equal(over.statusCode, 429);
+    assert.match(over.json().error, /rate limit of 2 requests per export route window/);
+  });
+
+  test('too many refused export requests are limited on their own budget, naming it', async () => {
+    const other = await t.newTeam('Sloppy');
+    const bad = () =>
+      t.app.inject({ method: 'POST', url: '/v1/export', headers: other.headers, payload: { creativeHash: 'x' } });
+    for (let i = 0; i < 4; i++) assert.equal((await bad()).statusCode, 400);
+    const limited = await bad();
+    assert.equal(limited.statusCode, 429);
+    assert.equal(limited.json().code, 'RATE_LIMITED');
+    assert.match(limited.json().error, /4 export requests were refused as invalid/);
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+  });
+});
+
+describe('per-address limits behind a proxy (PLACARD_TRUST_PROXY)', () => {
+  const tokenAttempt = (t: TestApp, remoteAddress: string, forwardedFor?: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/auth/token',
+      remoteAddress,
+      headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {},
+      payload: { clientId: '00000000-0000-4000-8000-000000000000', clientSecret: 'guess' },
+    });
+
+  test('unset: X-Forwarded-For is ignored, every client behind one peer shares its budget', async () => {
+    const t = await startTestApp({ rateLimit: { other: 2, windowSeconds: WINDOW } });
+    try {
+      assert.equal((await tokenAttempt(t, '10.0.8.1', '198.51.100.1')).statusCode, 401);
+      assert.equal((await tokenAttempt(t, '10.0.8.1', '198.51.100.2')).statusCode, 401);
+      // A forged header does not buy a fresh budget.
+      assert.equal((await tokenAttempt(t, '10.0.8.1', '198.51.100.3')).statusCode, 429);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a list of proxies: the client named by a trusted proxy has its own budget; an untrusted peer cannot forge one', async () => {
+    const t = await startTestApp({ trustProxy: ['10.0.9.1'], rateLimit: { other: 2, windowSeconds: WINDOW } });
+    try {
+      for (let i = 0; i < 2; i++) assert.equal((await tokenAttempt(t, '10.0.9.1', '198.51.100.1')).statusCode, 401);
+      assert.equal((await tokenAttempt(t, '10.0.9.1', '198.51.100.1')).statusCode, 429);
+      // Another client behind the same balancer is not blocked by the first.
+      assert.equal((await tokenAttempt(t, '10.0.9.1', '198.51.100.2')).statusCode, 401);
+      // A peer that is not the balancer is limited by its own address whatever it claims.
+      assert.equal((await tokenAttempt(t, '10.0.9.7', '198.51.100.9')).statusCode, 401);
+      assert.equal((await tokenAttempt(t, '10.0.9.7', '198.51.100.10')).statusCode, 401);
+      assert.equal((await tokenAttempt(t, '10.0.9.7', '198.51.100.11')).statusCode, 429);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a hop count: the address one hop before the balancer is the client', async () => {
+    const t = await startTestApp({ trustProxy: 1, rateLimit: { other: 1, windowSeconds: WINDOW } });
+    try {
+      assert.equal((await tokenAttempt(t, '10.0.10.1', '198.51.100.1')).statusCode, 401);
+      assert.equal((await tokenAttempt(t, '10.0.10.1', '198.51.100.1')).statusCode, 429);
+      assert.equal((await tokenAttempt(t, '10.0.10.1', '198.51.100.2')).statusCode, 401);
+    } finally {
+      await t.close();
+    }
+  });
+});

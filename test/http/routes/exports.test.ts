@@ -9,7 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import type { RenderJob, RenderPool } from '../../../src/formats/pool.js';
+import {
+  type RenderCallOptions,
+  type RenderJob,
+  type RenderPool,
+  RenderTimeoutError,
+} from '../../../src/formats/pool.js';
 import { linkExpiry, startTestApp, type TestApp } from '../../helpers/app.js';
 import { readZip } from '../../helpers/zip.js';
 import { type MediaServer, png, startMediaServer } from '../../render/media-fixtures.js';
@@ -755,10 +760,21 @@ describe('exports over HTTP', () => {
 
 /** Render threads that a test controls; like the real ones, an aborted render rejects with an AbortError. */
 function controlledPool(behaviour: (job: RenderJob, signal?: AbortSignal) => Promise<Uint8Array>): RenderPool {
+  // As the real pool does: the budget aborts the render and rejects with RenderTimeoutError (no line to wait in here).
+  const budgeted = async (job: RenderJob, options: RenderCallOptions = {}) => {
+    if (options.budgetMs === undefined) return behaviour(job, options.signal);
+    const budget = AbortSignal.timeout(options.budgetMs);
+    try {
+      return await behaviour(job, options.signal ? AbortSignal.any([options.signal, budget]) : budget);
+    } catch (error) {
+      if (budget.aborted) throw new RenderTimeoutError(options.budgetMs);
+      throw error;
+    }
+  };
   return {
     threads: 1,
-    render: (job, options) => behaviour(job, options?.signal),
-    renderFiles: async (job, options) => ({ bytes: await behaviour(job, options?.signal), warnings: [], backup: null }),
+    render: (job, options) => budgeted(job, options),
+    renderFiles: async (job, options) => ({ bytes: await budgeted(job, options), warnings: [], backup: null }),
     queued: () => 0,
     close: async () => {},
   };

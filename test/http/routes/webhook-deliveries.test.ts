@@ -57,7 +57,8 @@ describe('webhook deliveries routes', () => {
           headers: request.headers,
           body: Buffer.concat(chunks).toString('utf8'),
         });
-        response.writeHead(200).end();
+        // A receiver that is down: every delivery to it is retried.
+        response.writeHead(request.url?.startsWith('/down') ? 500 : 200).end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -86,6 +87,51 @@ describe('webhook deliveries routes', () => {
     const res = await call('POST', '/v1/webhooks', caller, { name: path, url: `${base}${path}`, actions });
     assert.equal(res.statusCode, 200, res.body);
     return res.json().response.id;
+  }
+
+  for (const change of ['deleted', 'given another URL'] as const) {
+    test(`a webhook ${change} stops its pending deliveries: listed as cancelled, its receiver gets nothing more`, async () => {
+      const team = await t.newTeam(change === 'deleted' ? 'Gone' : 'Moved');
+      const path = `/down-${change === 'deleted' ? 'gone' : 'moved'}`;
+      const webhookId = await createWebhook(team, path, [9]);
+      for (let i = 0; i < 3; i++) {
+        const res = await call('POST', '/v1/users', team, { name: `U${i}`, email: `u${i}@x.test`, role: 'Viewer' });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      // Every delivery has failed once and waits for a retry.
+      await waitFor('a first attempt of each delivery', async () => {
+        const { nodes } = await list(team);
+        return nodes.length === 3 && nodes.every((n) => n.attempts.length >= 1 && n.status === 'pending');
+      });
+      const res =
+        change === 'deleted'
+          ? await t.app.inject({ method: 'DELETE', url: '/v1/webhooks', headers: team.headers, payload: { webhookId } })
+          : await t.app.inject({
+              method: 'PUT',
+              url: '/v1/webhooks',
+              headers: team.headers,
+              payload: { webhookId, url: `${base}/elsewhere` },
+            });
+      assert.equal(res.statusCode, 200, res.body);
+      const afterChange = received.filter((r) => r.path === path).length;
+      const { nodes } = await list(team);
+      assert.deepEqual(
+        nodes.map((n) => [n.status, n.nextAttemptAt]),
+        nodes.map(() => ['cancelled', null]),
+      );
+      assert.deepEqual((await list(team, '?status=cancelled')).nodes.length, 3);
+      // The retries were due within 50–200 ms (the test app's delays): wait past all of them and the queue's polls.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // An attempt already on the wire when the change committed may still land; nothing after it.
+      assert.ok(received.filter((r) => r.path === path).length <= afterChange + 3);
+      const settled = received.filter((r) => r.path === path).length;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(received.filter((r) => r.path === path).length, settled);
+      assert.ok(
+        (await list(team)).nodes.every((n) => n.status === 'cancelled'),
+        'a late attempt does not reopen a cancelled delivery',
+      );
+    });
   }
 
   test('an event is delivered end to end and listed with its attempt', async () => {

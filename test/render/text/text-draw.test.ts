@@ -179,9 +179,13 @@ describe('text draw', () => {
     assert.ok(Math.abs(grown - 50) <= 2, `grew ${grown} px`);
   });
 
-  test('an Arabic text aligned left starts at the right edge (start of a right-to-left line)', () => {
-    const arabic = ink(drawText(text({ text: 'مرحبا', align: 'left' })));
-    assert.ok(arabic.maxX >= 294 && arabic.minX > 150, JSON.stringify(arabic));
+  test('an Arabic text aligned start (the default) or right ends at the right edge; left is physical', () => {
+    for (const align of [undefined, 'start', 'right'] as const) {
+      const arabic = ink(drawText(text({ text: 'مرحبا', ...(align ? { align } : {}) })));
+      assert.ok(arabic.maxX >= 294 && arabic.minX > 150, `${align}: ${JSON.stringify(arabic)}`);
+    }
+    const left = ink(drawText(text({ text: 'مرحبا', align: 'left' })));
+    assert.ok(left.minX <= 6 && left.maxX < 150, JSON.stringify(left));
   });
 
   test('restores the context state it changes', () => {

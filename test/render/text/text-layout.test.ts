@@ -321,15 +321,48 @@ describe('right-to-left', () => {
     );
   });
 
-  test('left and right mirror in a right-to-left paragraph; runs are drawn right to left', () => {
-    const result = layout({ text: 'مرحبا بالعالم', align: 'left' });
+  test('left and right are physical in a right-to-left paragraph; start and end follow its direction', () => {
+    const result = layout({ text: 'مرحبا بالعالم', align: 'right' });
     const line = result.lines[0]!;
-    // 13 graphemes × 5 px, at the right edge.
+    // 13 graphemes × 5 px, flush right.
     assert.equal(line.x, 100 - 65);
     assert.equal(line.runs.length, 1);
     assert.equal(line.runs[0]!.direction, 'rtl');
     assert.equal(line.runs[0]!.text, 'مرحبا بالعالم');
-    assert.equal(layout({ text: 'مرحبا', align: 'right' }).lines[0]!.x, 0);
+    assert.equal(layout({ text: 'مرحبا', align: 'left' }).lines[0]!.x, 0);
+    assert.equal(layout({ text: 'مرحبا', align: 'start' }).lines[0]!.x, 75);
+    assert.equal(layout({ text: 'مرحبا', align: 'end' }).lines[0]!.x, 0);
+    assert.equal(layout({ text: 'مرحبا' }).lines[0]!.x, 75, 'the default is start');
+    assert.equal(layout({ text: 'hello', align: 'end' }).lines[0]!.x, 75);
+    assert.equal(layout({ text: 'hello', align: 'start' }).lines[0]!.x, 0);
+  });
+
+  test('every line of a wrapped right-to-left paragraph aligned right ends at the right edge', () => {
+    const result = layout({ text: 'שלום עולם זה טקסט ארוך מאוד שנשבר לשורות', align: 'right', width: 60 });
+    assert.ok(result.lines.length >= 3);
+    for (const line of result.lines) close(line.x + line.width, 60, 'line end');
+  });
+
+  test('a justified right-to-left paragraph ends its last line at the start (right)', () => {
+    const result = layout({ text: 'שלום עולם זה טקסט ארוך', align: 'justify', width: 60 });
+    const last = result.lines.at(-1)!;
+    close(last.x + last.width, 60, 'last line end');
+    assert.equal(result.lines[0]!.width, 60);
+  });
+
+  test('UAX #9: punctuation at the end of an RTL sentence and a bracketed number take their places', () => {
+    // "!" after a Latin brand name at the end of an Arabic sentence belongs to the Arabic (it is drawn leftmost).
+    const line = layout({ text: 'تسوق الآن من Placard!', width: 300 }).lines[0]!;
+    const visual = line.runs.map((run) => `${run.direction}:${run.text}`);
+    assert.deepEqual(visual.slice(0, 2), ['rtl:!', 'ltr:Placard']);
+    // A run keeps its logical text: Skia draws it right to left.
+    assert.equal(visual.slice(2).join(''), 'rtl:تسوق الآن من ');
+    // Brackets around a number in Hebrew: the number stays left to right between them.
+    const hebrew = layout({ text: 'מבצע (2025) עכשיו', width: 300 }).lines[0]!;
+    assert.ok(
+      hebrew.runs.some((run) => run.direction === 'ltr' && run.text === '2025'),
+      JSON.stringify(hebrew.runs),
+    );
   });
 
   test('words are ordered right to left; numbers and Latin inside keep their own order', () => {

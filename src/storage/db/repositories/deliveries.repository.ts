@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import type { OrderBy, OrderDirection } from '../../../domain/page.js';
 import type { Database } from '../schema.js';
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
 export interface DeliveryRow {
   id: string;

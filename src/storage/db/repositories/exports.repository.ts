@@ -159,6 +159,19 @@ export function createExportRepository(db: Kysely<Database>) {
       return Number(row.n);
     },
 
+    /** Files of a team's unfinished exports still waiting or rendering: the team's share of the queue (issue 14). */
+    async countTeamUnsettled(teamId: number): Promise<number> {
+      const row = await db
+        .selectFrom('export_creatives as c')
+        .innerJoin('exports as e', 'e.id', 'c.export_id')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('e.team_id', '=', teamId)
+        .where('e.status', 'in', UNSETTLED)
+        .where('c.status', 'in', UNSETTLED)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
     /** Sets the final status of an export still unsettled; false when another run finished it first. */
     async finish(
       id: string,
@@ -181,10 +194,10 @@ export function createExportRepository(db: Kysely<Database>) {
     },
 
     /** Exports not finished yet, oldest first: the recovery sweep makes sure each has its jobs. */
-    async unfinished(limit: number, createdBefore: string): Promise<Pick<ExportRow, 'id'>[]> {
+    async unfinished(limit: number, createdBefore: string): Promise<Pick<ExportRow, 'id' | 'team_id'>[]> {
       return db
         .selectFrom('exports')
-        .select('id')
+        .select(['id', 'team_id'])
         .where('status', 'in', UNSETTLED)
         .where('created_at', '<', createdBefore)
         .orderBy('created_at', 'asc')

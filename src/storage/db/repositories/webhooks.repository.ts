@@ -28,6 +28,19 @@ export interface SigningSecretRow {
 }
 
 /** Runs `fn` in the caller's transaction, or in a new one (Kysely cannot nest them). */
+/**
+ * Pending deliveries of a webhook that is deleted or pointed elsewhere end as `cancelled` (issue 14): their jobs find
+ * them settled and POST nothing more, and the deliveries list shows why they stopped.
+ */
+async function cancelPending(tx: Kysely<Database>, webhookId: number, at: string): Promise<void> {
+  await tx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'cancelled', next_attempt_at: null, updated_at: at })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
 function inTransaction<T>(db: Kysely<Database>, fn: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }
@@ -124,18 +137,27 @@ export function createWebhookRepository(db: Kysely<Database>) {
           .executeTakeFirst();
         if (Number(numUpdatedRows) === 0) return false;
         if (changes.actionIds) await setActions(tx, id, changes.actionIds, changes.by, at);
+        // Pending deliveries were addressed to the old URL: the receiver there no longer wants them.
+        if (changes.url !== undefined) await cancelPending(tx, id, at);
         return true;
       });
     },
 
     /** Deletes the webhook and its action links; false when the team has no such webhook. */
     async delete(teamId: number, id: number): Promise<boolean> {
-      const { numDeletedRows } = await db
-        .deleteFrom('webhooks')
-        .where('team_id', '=', teamId)
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return Number(numDeletedRows) > 0;
+      return inTransaction(db, async (tx) => {
+        const owned = await tx
+          .selectFrom('webhooks')
+          .select('id')
+          .where('team_id', '=', teamId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (!owned) return false;
+        // Before the delete, while the deliveries still name their webhook (the delete sets webhook_id null).
+        await cancelPending(tx, id, now());
+        const { numDeletedRows } = await tx.deleteFrom('webhooks').where('id', '=', id).executeTakeFirst();
+        return Number(numDeletedRows) > 0;
+      });
     },
 
     findSecret,

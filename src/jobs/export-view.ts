@@ -1,7 +1,7 @@
 // An export as GET /v1/export/{id} answers it and as webhooks carry it (SPEC §6, §8): plain creatives for a
 // single-size design, one set entry with a zip for a design set. Download links are signed afresh on every call.
 import type { Static } from 'typebox';
-import type { Export, ExportErrorLog } from '../http/schemas/exports.js';
+import type { Export, ExportErrorLog } from '../formats/export.schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { CreativeRow, ExportRow } from '../storage/db/repositories/exports.repository.js';
 
