@@ -1,7 +1,8 @@
 // Admission of render-URL renders to the render threads: at most `total` at once over every team and `perTeam` for one
 // team, waiting renders started round-robin between teams, and at most `queuePerTeam` waiting per team (then refused).
-// The render pool itself is first come, first served; keeping render-URL renders within `total` means an export's render
-// never waits behind more than `total` of them, and one team's burst of links never starves another team's links.
+// The pool's thread gate (formats/thread-gate.ts) takes turns between teams, but a team's render URLs and its exports
+// are one group there: keeping render-URL renders within `total` (and a team within `perTeam`) means a burst of links
+// never fills the line in front of the threads, so exports — the team's own included — keep getting threads.
 // Written by hand: p-limit and p-queue limit concurrency but know nothing of fairness between keys.
 
 export interface RenderGateOptions {
