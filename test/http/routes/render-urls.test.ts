@@ -6,6 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { loadConfig } from '../../../src/config.js';
+import {
+  createRenderPool,
+  type RenderCallOptions,
+  type RenderJob,
+  type RenderPool,
+} from '../../../src/formats/pool.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { createTestBucket, type TestBucket } from '../../helpers/s3-server.js';
 import { type MediaServer, png, startMediaServer } from '../../render/media-fixtures.js';
@@ -613,5 +619,75 @@ describe('render URLs: the per-team render budget', () => {
     for (let i = 0; i < 4; i++)
       statuses.push((await s.get(`/r/${hash}.png?panel.BGCOLOR=%23000000&s=${'0'.repeat(64)}`)).status);
     assert.deepEqual(statuses, [403, 403, 429, 429]);
+  });
+});
+
+describe('render URLs beside exports', () => {
+  let s: Started;
+  let pool: RenderPool;
+  const log: string[] = [];
+  let linksInFlight = 0;
+  let mostLinksInFlight = 0;
+  before(async () => {
+    const real = createRenderPool({ threads: 1, allowPrivateUrls: true });
+    // The real threads, watched: which renders reach the pool, in which order, how many links at once.
+    const watched = async <T>(job: RenderJob, options: RenderCallOptions | undefined, run: () => Promise<T>) => {
+      const link = options?.budgetMs === loadConfig({}).renderUrl.renderTimeoutSeconds * 1000;
+      // Thumbnails skip rejected sources; exports and links do not.
+      log.push(link ? 'link' : job.skipRejectedSources ? 'thumbnail' : 'export');
+      if (link) mostLinksInFlight = Math.max(mostLinksInFlight, ++linksInFlight);
+      try {
+        return await run();
+      } finally {
+        if (link) linksInFlight -= 1;
+      }
+    };
+    pool = {
+      threads: 1,
+      render: (job, options) => watched(job, options, () => real.render(job, options)),
+      renderFiles: (job, options) => watched(job, options, () => real.renderFiles(job, options)),
+      queued: () => real.queued(),
+      close: (options) => real.close(options),
+    };
+    s = await start({ renderPool: pool, renderThreads: 1 });
+  });
+  after(async () => {
+    await s?.close();
+    await pool?.close({ force: true });
+  });
+
+  test('a flood of links reaches the pool two at a time, and an export of the same team gets a thread meanwhile', async () => {
+    const card = {
+      name: 'Card',
+      sizes: [
+        {
+          name: 'OG',
+          width: 1200,
+          height: 630,
+          backgroundColor: '#FFFFFF',
+          slides: [{ duration: 5, elements: [rect('panel', '#0000FF', { x: 0, y: 0, width: 1200, height: 630 })] }],
+        },
+      ],
+    };
+    const hash = await s.importDesign('Card', card);
+    const secret = (await s.ok('GET', '/v1/renderUrls/secret')).secret;
+    const flood = Array.from({ length: 40 }, (_, i) =>
+      s.get(sign(secret, `/r/${hash}.png`, { 'panel.BGCOLOR': `#0000${(i + 16).toString(16).padStart(2, '0')}` })),
+    );
+    const accepted = await s.ok('POST', '/v1/export', { creativeHash: hash, type: 'png' });
+    const answers = await Promise.all(flood);
+    assert.deepEqual(new Set(answers.map((a) => a.status)), new Set([200]));
+    let status = 'pending';
+    for (let i = 0; i < 800 && status === 'pending'; i++) {
+      status = (await s.ok('GET', `/v1/export/${accepted.export.id}`)).status;
+      if (status === 'pending') await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.equal(status, 'complete');
+    assert.ok(mostLinksInFlight <= 2, `${mostLinksInFlight} link renders at the pool at once`);
+    const exportAt = log.indexOf('export');
+    assert.ok(exportAt !== -1, 'the export rendered');
+    const linksAfter = log.slice(exportAt).filter((entry) => entry === 'link').length;
+    assert.ok(linksAfter > 0, `the export started after all the links: ${log.join(' ')}`);
+    assert.equal(log.filter((entry) => entry === 'link').length, 40, 'each variant rendered once');
   });
 });
