@@ -6,22 +6,26 @@ import { benchApi } from './api.bench.js';
 import { benchClient } from './client.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchFairness } from './fairness.bench.js';
+import { benchFonts } from './fonts.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchRender } from './render.bench.js';
 import { benchRenderUrl } from './render-url.bench.js';
 import { benchScale } from './scale.bench.js';
+import { benchStudio } from './studio.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
   client: benchClient,
   exports: benchExports,
   fairness: benchFairness,
+  fonts: benchFonts,
   html5: benchHtml5,
   motion: benchMotion,
   render: benchRender,
   'render-url': benchRenderUrl,
   scale: benchScale,
+  studio: benchStudio,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -2,7 +2,10 @@
 // Runs every test/**/*.test.ts with Node's own test runner (TypeScript through tsx). Node 20's --test takes no globs,
 // so the files are found here. `--pg` runs the suite on PostgreSQL (DATABASE_URL, or the machine's default).
 // Extra arguments that are paths narrow the run: `npm test -- test/http/routes/users.test.ts`.
-import { spawnSync } from 'node:child_process';
+// Each file runs in a process of its own with a time limit (PLACARD_TEST_FILE_TIMEOUT seconds, default 600): a file
+// whose cleanup never ran (a server left listening) used to keep `npm test` waiting forever. Node 20's
+// --test-timeout bounds tests, not a file's process that stays alive after them, so the limit is kept here.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,6 +13,7 @@ import path from 'node:path';
 const args = process.argv.slice(2);
 const env = { ...process.env };
 if (args.includes('--pg')) env.DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
+const fileTimeoutMs = Number(env.PLACARD_TEST_FILE_TIMEOUT ?? 600) * 1000;
 
 function walk(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -28,9 +32,68 @@ if (files.length === 0) {
 const concurrency = Math.max(2, os.availableParallelism());
 const shape = env.REDIS_URL ? ' scaled out (Redis, BullMQ, files on s3rver)' : '';
 console.log(`running ${files.length} test files on ${env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}${shape}`);
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env },
-);
-process.exit(result.status ?? 1);
+
+/** pid → the file and its output so far: printed if the runner is interrupted, so a hang shows where it stopped. */
+const running = new Map();
+
+/** One file in its own process group (so a timeout ends its children too); its output is printed when it ends. */
+function runFile(file) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', file], {
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const chunks = [];
+    running.set(child.pid, { file, chunks });
+    child.stdout.on('data', (c) => chunks.push(c));
+    child.stderr.on('data', (c) => chunks.push(c));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }, fileTimeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child.pid);
+      const output = Buffer.concat(chunks).toString();
+      process.stdout.write(`\n# ${file}\n${output}`);
+      // Node 20 exits 0 when a failed top-level `before` cancels every test: cancelled tests are failures here.
+      const cancelled = /^ℹ (fail|cancelled) [1-9]/m.test(output);
+      if (timedOut) {
+        console.log(`✖ ${file} did not finish within ${fileTimeoutMs / 1000} s and was stopped (a hang, not a pass)`);
+      }
+      resolve({ file, ok: !timedOut && !cancelled && code === 0, timedOut, code: code ?? signal });
+    });
+  });
+}
+
+// Stop every running file if the runner itself is interrupted, so nothing outlives it.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const [pid, { file, chunks }] of running) {
+      process.stdout.write(`\n# ${file} (interrupted)\n${Buffer.concat(chunks).toString()}`);
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {}
+    }
+    process.exit(130);
+  });
+}
+
+const queue = [...files];
+const results = [];
+async function worker() {
+  while (queue.length) {
+    const file = queue.shift();
+    const promise = runFile(file);
+    results.push(await promise);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+const failed = results.filter((r) => !r.ok);
+console.log(`\n${results.length - failed.length} of ${results.length} test files passed`);
+for (const r of failed) console.log(`✖ ${r.file}${r.timedOut ? ' (timed out)' : ` (exit ${r.code})`}`);
+process.exit(failed.length ? 1 : 0);

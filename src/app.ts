@@ -7,17 +7,21 @@ import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
 import { html } from './formats/html5/index.js';
 import type { RenderPool } from './formats/pool.js';
+import { jsonBodyParser } from './http/json-body.js';
 import { authPlugin } from './http/plugins/auth.js';
-import { errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
+import { clientErrors, errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
 import { createMetrics, type Metrics, metricsPlugin, queueDepthGauge } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
+import { sessionPlugin } from './http/plugins/session.js';
+import { strictRoutesPlugin } from './http/plugins/strict-routes.js';
 import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
 import { avatarRoutes } from './http/routes/avatars.js';
+import { brandFontsRoutes } from './http/routes/brand-fonts.js';
 import { brandKitAssetsRoutes } from './http/routes/brand-kit-assets.js';
 import { brandKitsRoutes } from './http/routes/brand-kits.js';
 import { designVersionsRoutes } from './http/routes/design-versions.js';
@@ -28,7 +32,10 @@ import { healthRoutes } from './http/routes/health.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
 import { renderUrlsRoutes } from './http/routes/render-urls.js';
+import { sessionRoutes } from './http/routes/sessions.js';
+import { shareCommentsRoutes } from './http/routes/share-comments.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
+import { studioRoutes } from './http/routes/studio.js';
 import { templatesRoutes } from './http/routes/templates.js';
 import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
@@ -39,6 +46,7 @@ import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { createUrlGuard } from './net/url-guard.js';
 import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
+import { createFontFetcher, type FontFetcher } from './render/media/font-fetch.js';
 import { catalogueFonts } from './render/text/fonts.js';
 import { createAccess } from './services/access.js';
 import { createAdNetworkService } from './services/ad-network.service.js';
@@ -52,9 +60,12 @@ import { createDesignService } from './services/design.service.js';
 import { createDesignVersionService } from './services/design-version.service.js';
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
+import { createFontService } from './services/font.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createRenderGate } from './services/render-gate.js';
 import { createRenderUrlService } from './services/render-url.service.js';
+import { createSessionService, type SessionService } from './services/session.service.js';
+import { createShareCommentService } from './services/share-comment.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
 import { createUserService } from './services/user.service.js';
@@ -93,6 +104,15 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
   assetFetcher?: Pick<AssetFetcher, 'fetch'>;
+  /** Fetches brand font sources. Default: the guarded font fetcher. */
+  fontFetcher?: FontFetcher;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Studio sign-in (the demo Owner's password is set through it on first start); API roles only. */
+    sessions: SessionService;
+  }
 }
 
 const VERSION = (
@@ -137,11 +157,13 @@ function createServer(deps: AppDeps): { app: App; metrics: Metrics; isClosing: (
           )(config.trustProxy)
         : config.trustProxy,
     frameworkErrors,
+    clientErrorHandler: clientErrors,
   }).withTypeProvider() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON or nothing (SPEC §1): without a text/plain parser Fastify answers 415 for anything else.
   app.removeContentTypeParser('text/plain');
+  jsonBodyParser(app);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -162,7 +184,8 @@ function createServer(deps: AppDeps): { app: App; metrics: Metrics; isClosing: (
   });
   const metrics = createMetrics();
   requestIdPlugin(app);
-  errorHandlerPlugin(app);
+  const strictRoutes = strictRoutesPlugin(app);
+  errorHandlerPlugin(app, { allowedMethods: strictRoutes.allowedMethods });
   metricsPlugin(app, { metrics });
   return { app, metrics, isClosing: () => closing };
 }
@@ -198,12 +221,20 @@ type Storage = ReturnType<typeof wireStorage>;
 /** What both the API and the background work use: visibility rules and thumbnails. */
 function wireShared(deps: AppDeps, storage: Storage) {
   const access = createAccess(storage);
+  // Team brand fonts: the API lists and stores them, exports, thumbnails and share previews draw with them.
+  const fonts = createFontService({
+    db: deps.db.kysely,
+    access,
+    blobs: deps.blobs,
+    fetcher: deps.fontFetcher ?? createFontFetcher({ allowPrivateUrls: deps.config.allowPrivateUrls }),
+  });
   const thumbnails = createThumbnails(deps.blobs, {
     pool: deps.renderPool,
     budgetMs: deps.config.renderTimeouts.stillSeconds * 1000,
+    brandFonts: fonts.preparer,
   });
   const links = { blobs: deps.blobs, ttlSeconds: deps.config.urlTtlSeconds };
-  return { access, thumbnails, links };
+  return { access, thumbnails, links, fonts };
 }
 type Shared = ReturnType<typeof wireShared>;
 
@@ -230,6 +261,7 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     links: shared.links,
     deliveries: webhookDeliveries,
     thumbnails: shared.thumbnails,
+    brandFonts: shared.fonts.preparer,
     setMissingThumbnail: (hash, key) => storage.designs.setMissingThumbnailByHash(hash, key),
     stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
     videoBudgetMs: config.renderTimeouts.videoSeconds * 1000,
@@ -292,9 +324,13 @@ async function serveApi(
 ) {
   const { config, db, keys } = deps;
   const { users, credentials, brandKits, projects, folders } = storage;
-  const { access, thumbnails, links } = shared;
+  const { access, thumbnails, links, fonts } = shared;
   const { webhookDeliveries, assetProcessor } = background;
   const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
+  // Browser sessions of the studio first: a cookie-authenticated request reaches authPlugin with its actor set.
+  const sessions = createSessionService({ db: db.kysely, publicUrl: config.publicUrl });
+  app.decorate('sessions', sessions);
+  await sessionPlugin(app, { sessions, publicUrl: config.publicUrl });
   authPlugin(app, { auth, rateLimiter: deps.rateLimiter, rateLimitEnabled: config.rateLimit.enabled });
   idempotencyPlugin(app, { store: deps.idempotency });
   await openapiPlugin(app, { publicUrl: config.publicUrl, version: VERSION });
@@ -311,6 +347,8 @@ async function serveApi(
     thumbnails,
   });
   authRoutes(app, { auth });
+  sessionRoutes(app, { sessions, publicUrl: config.publicUrl });
+  await studioRoutes(app);
   usersRoutes(app, {
     users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
   });
@@ -324,7 +362,7 @@ async function serveApi(
     folders: createFolderService({ db: db.kysely, dialect: db.dialect, folders, access }),
     designs,
   });
-  templatesRoutes(app, { designs });
+  templatesRoutes(app, { designs, fonts });
   designVersionsRoutes(app, {
     versions: createDesignVersionService({
       db: db.kysely,
@@ -337,6 +375,7 @@ async function serveApi(
   exportsRoutes(app, {
     exports: createExportService({
       db: db.kysely,
+      fonts,
       designs,
       access,
       queue: deps.jobs,
@@ -348,19 +387,36 @@ async function serveApi(
       onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
     }),
   });
-  shareLinksRoutes(app, {
-    shareLinks: createShareLinkService({
-      db: db.kysely,
-      designs,
-      publicUrl: config.publicUrl,
-      // The generic IAB package: everything local, so the page plays it as any browser would.
-      renderPackage: (document, sizeIndex) =>
-        deps.renderPool.render(
-          { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
-          { budgetMs: config.renderTimeouts.stillSeconds * 1000 },
-        ),
-    }),
+  const shareComments = createShareCommentService({
+    db: db.kysely,
+    linkOf: (token) => shareLinks.linkOf(token),
   });
+  const shareLinks = createShareLinkService({
+    db: db.kysely,
+    fonts,
+    designs,
+    threads: (hash) => shareComments.threads(hash),
+    publicUrl: config.publicUrl,
+    // The generic IAB package: everything local, so the page plays it as any browser would.
+    renderPackage: async (document, sizeIndex, owner) => {
+      const prepared = owner
+        ? await fonts.preparer.prepare(owner.teamId, owner.projectId, document)
+        : { document, brandFamilies: [] };
+      return deps.renderPool.render(
+        {
+          document: prepared.document as typeof document,
+          brandFamilies: prepared.brandFamilies,
+          sizeIndex,
+          slideIndex: 0,
+          format: 'html',
+          settings: html.defaults({ networkId: 1 }),
+        },
+        { budgetMs: config.renderTimeouts.stillSeconds * 1000 },
+      );
+    },
+  });
+  shareLinksRoutes(app, { shareLinks });
+  shareCommentsRoutes(app, { comments: shareComments });
   brandKitAssetsRoutes(app, {
     assets: createAssetService({
       db: db.kysely,
@@ -371,6 +427,7 @@ async function serveApi(
       queue: assetProcessor,
     }),
   });
+  brandFontsRoutes(app, { fonts });
   adNetworksRoutes(app, {
     adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
   });

@@ -18,6 +18,11 @@ export const ERROR_CATALOGUE = {
   },
   INVALID_CREDENTIALS: { status: 401, description: 'The clientId and clientSecret pair is wrong.' },
   FORBIDDEN: { status: 403, description: 'The role of the caller lacks the permission for this action.' },
+  CSRF_REJECTED: {
+    status: 403,
+    description:
+      'A state-changing request authenticated by the session cookie came from another site, or without the X-CSRF-Token header of its session.',
+  },
   INVALID_SIGNATURE: {
     status: 403,
     description: 'A render URL is unsigned, or its signature does not match its path and query (docs/render-urls.md).',
@@ -35,8 +40,20 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: 'A request with this Idempotency-Key is still being processed; retry when it has finished.',
   },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    description: 'The path exists but not with this method; the Allow header lists the methods it serves.',
+  },
+  REQUEST_TIMEOUT: { status: 408, description: 'The request was not received completely in time.' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than 1 MiB.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body is not sent as application/json.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    description: 'The body is not sent as application/json, or in a charset other than UTF-8.',
+  },
+  REQUEST_TOO_LARGE: {
+    status: 431,
+    description: 'The request line or headers are larger than the server accepts (16 KiB); shorten the URL.',
+  },
   UNKNOWN_ELEMENT: { status: 422, description: 'No size of the design has an element of this name.' },
   ATTRIBUTE_NOT_APPLICABLE: { status: 422, description: 'The element type does not accept this change attribute.' },
   INVALID_ELEMENT_CHANGE: {
@@ -48,6 +65,16 @@ export const ERROR_CATALOGUE = {
   SOURCE_REJECTED: {
     status: 422,
     description: 'A media source cannot be used: unreachable, wrong type, too large or a private address.',
+  },
+  FONT_REJECTED: {
+    status: 422,
+    description:
+      'A font file cannot be used: not a TTF, OTF, WOFF, WOFF2 or TTC font, damaged tables, over 10 MB, or a face the brand kit already has.',
+  },
+  FONT_NOT_EMBEDDABLE: {
+    status: 422,
+    description:
+      'A PDF or HTML5 file would embed a brand font whose licence (OS/2 fsType) forbids embedding; the message names the font. Raster and video formats still draw it.',
   },
   INVALID_MOVE: { status: 422, description: 'The move is impossible (into its own subtree, or into another project).' },
   UNPROCESSABLE: {

@@ -1,7 +1,10 @@
 // The `placard` command: serve | worker | migrate | admin create-team | admin create-credential | render.
 // Reads the configuration, starts what was asked for, and stops cleanly on SIGTERM/SIGINT.
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
+import { startBanner } from './cli/banner.js';
 import { seedDemoIfEmpty } from './cli/demo.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openRuntime } from './runtime.js';
@@ -36,17 +39,19 @@ async function serve(asWorker = false) {
   }
   const runtime = await openRuntime(config);
   const app = await buildApp(runtime);
-  if (config.demo && config.role !== 'worker') {
-    const demo = await seedDemoIfEmpty(app, runtime.db, config.dataDir);
+  if (config.role !== 'worker') {
+    const demo = config.demo ? await seedDemoIfEmpty(app, runtime.db, config.dataDir) : null;
     if (demo) {
       app.log.info({ file: demo.file, projectId: demo.projectId, designs: demo.designHashes }, 'created the demo team');
-      process.stdout.write(
-        `\nDemo team created. API credential (shown once, also written to ${demo.file}):\n` +
-          `  clientId:     ${demo.clientId}\n  clientSecret: ${demo.clientSecret}\n` +
-          `Get a token: curl -s -X POST ${config.publicUrl}/v1/auth/token -H 'Content-Type: application/json' ` +
-          `-d '{"clientId":"${demo.clientId}","clientSecret":"${demo.clientSecret}"}'\n\n`,
-      );
     }
+    const demoFile = path.join(config.dataDir, 'demo-credentials.json');
+    process.stdout.write(
+      startBanner({
+        publicUrl: config.publicUrl,
+        demo,
+        demoFile: config.demo && fs.existsSync(demoFile) ? demoFile : null,
+      }),
+    );
   }
   await app.listen({ port: config.port, host: config.host });
 

@@ -17,6 +17,14 @@ const UTF8_NAME_BYTES = 200;
  * (`<>:"/\|?*`, control characters), no leading or trailing dots and spaces, at most 200 UTF-8 bytes. Reserved
  * Windows names (CON, NUL …) need no care: the `-WxH` that always follows makes them ordinary names.
  */
+/**
+ * Windows device names are reserved with any extension (`CON`, `nul.zip`, `COM1.txt`): a file by that name cannot be
+ * saved there. They get a leading underscore, as reserved characters become underscores.
+ */
+export function notWindowsDevice(name: string): string {
+  return /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\s*\.|\s*$)/i.test(name) ? `_${name}` : name;
+}
+
 export function safeFileStem(name: string): string {
   const cleaned = name
     .normalize('NFC')
@@ -30,7 +38,7 @@ export function safeFileStem(name: string): string {
     if (bytes > UTF8_NAME_BYTES) break;
     out += char;
   }
-  return out || 'design';
+  return notWindowsDevice(out || 'design');
 }
 
 /** `<design name>-<width>x<height>[-<slide + 1>].<ext>` (SPEC §6); `slide` only when the size has several. */

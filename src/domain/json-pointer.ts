@@ -33,8 +33,14 @@ export function pointerToPath(pointer: string): string {
   return out;
 }
 
+/** A short quote of the offending value. It must never throw: it runs while answering another error. */
 function received(value: unknown): string {
-  const text = JSON.stringify(value);
+  let text: string | undefined;
+  try {
+    text = typeof value === 'string' && value.length > 60 ? JSON.stringify(value.slice(0, 60)) : JSON.stringify(value);
+  } catch {
+    return '';
+  }
   if (text === undefined) return '';
   return `, received ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`;
 }

@@ -22,7 +22,8 @@ export interface PageRequest {
 
 export interface PageInfo {
   hasNextPage: boolean;
-  endCursor: string | null;
+  /** Always a string, as the seed types it: '' on an empty page, where an empty `cursor` starts from the beginning. */
+  endCursor: string;
 }
 
 export interface Page<T> {

@@ -17,9 +17,17 @@ export const ExportType = Type.String({
   description: `Export type, case-insensitive: ${EXPORT_TYPES.join(', ')} (jpeg = jpg, html5 = html)`,
 });
 
-export const ExportStatus = Type.Enum(['pending', 'inProgress', 'complete', 'completeWithError', 'failed'], {
+export const ExportStatus = Type.Enum(['pending', 'complete', 'completeWithError', 'failed'], {
   description:
-    'pending → inProgress → complete | completeWithError (some creatives failed) | failed. A creative has the same values.',
+    'pending (from creation until the export ends, as the seed says) → complete | completeWithError (some creatives ' +
+    'failed) | failed. A creative has the same values. Poll while pending; `stage` tells how far it is.',
+});
+
+/** Extension beside `status`: how far a pending export or file is. */
+export const ExportStage = Type.Enum(['queued', 'rendering', 'storing', 'done'], {
+  description:
+    'Extension: queued (waiting for a render thread) → rendering → storing (files done, the zip and links being ' +
+    'made) → done (status is final). `status` stays pending until done.',
 });
 
 /** The settings of every format (formats/registry.ts composes them from each format's own schema). */
@@ -121,6 +129,7 @@ const Html5Extras = {
 export const Creative = Type.Object({
   id: Type.String({ format: 'uuid' }),
   status: ExportStatus,
+  stage: ExportStage,
   url: DownloadUrl('Download link'),
   progress: Progress,
   ...Html5Extras,
@@ -128,6 +137,7 @@ export const Creative = Type.Object({
 
 export const SetCreative = Type.Object({
   status: ExportStatus,
+  stage: ExportStage,
   url: DownloadUrl('Download link'),
   id: Type.String({ format: 'uuid' }),
   size: Type.Object({
@@ -170,6 +180,7 @@ export const Export = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Export id, used to check the status' }),
   type: Type.String({ description: 'The export type that was requested' }),
   status: ExportStatus,
+  stage: ExportStage,
   errorLog: ExportErrorLog,
   creatives: Type.Array(Type.Union([Creative, SetEntry]), {
     description:

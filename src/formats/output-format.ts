@@ -5,6 +5,7 @@ import type { Static, TObject, TSchema } from 'typebox';
 import { Type } from 'typebox';
 import type { DesignDocument, DesignSize } from '../domain/design.schema.js';
 import type { AssetFetcher } from '../render/media/assets.js';
+import type { BrandFamily } from '../render/text/brand-fonts.js';
 
 /** What a render thread (or the CLI, in process) lends a format's render. */
 export interface RenderContext {
@@ -29,6 +30,8 @@ export interface RenderJobBase {
   out?: string;
   /** The file's name without its extension (HTML5 checks it against the network's naming rules). */
   fileStem?: string;
+  /** Team brand fonts the document names by their internal names (render/text/brand-fonts.ts). */
+  brandFamilies?: BrandFamily[];
   /**
    * Whole-download budget of each media fetch, shorter than the 15 s of SPEC §9 (render URLs answer while a person or
    * a mail client waits). Default: the thread's fetcher and its budget.
@@ -70,6 +73,11 @@ export interface OutputFormat<T extends string = string, S extends TObject = TOb
   thumbnail: boolean;
   /** Whether `render` writes `job.out` itself (a long video is streamed to disk, never held in memory). */
   writesFile?: boolean;
+  /**
+   * Set when the file embeds the fonts it uses ("a PDF"): a brand font whose licence (OS/2 fsType) forbids embedding
+   * then fails the file with FONT_NOT_EMBEDDABLE instead of breaching it. Raster formats only draw the glyphs.
+   */
+  embedsFonts?: string;
   /**
    * The checks before the answer, per size to export: VALIDATION_FAILED (with the exportSettings path) or
    * UNPROCESSABLE. The API runs them before it creates anything and `placard render` before it writes anything.

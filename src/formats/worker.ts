@@ -1,9 +1,10 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
+import { requireEmbeddable, useBrandFamilies } from '../render/text/brand-fonts.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
-import { type RenderJob, renderJob } from './registry.js';
+import { formatOf, type RenderJob, renderJob } from './registry.js';
 
 export type { RenderJob } from './registry.js';
 
@@ -24,17 +25,12 @@ setRenderFetcher(createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls ==
 
 /** Fetchers with a shorter budget (RenderJobBase.fetchTimeoutMs), one per budget, each with its cache, kept warm. */
 const budgetFetchers = new Map<number, AssetFetcher>();
-function fetcherFor(timeoutMs: number | undefined): AssetFetcher {
-  if (timeoutMs === undefined) return renderFetcher();
-  let fetcher = budgetFetchers.get(timeoutMs);
-  if (!fetcher) {
-    fetcher = createAssetFetcher({
-      allowPrivateUrls: data.allowPrivateUrls === true,
-      timeoutMs,
-      cacheBytes: 32 * 1024 * 1024,
-    });
-    budgetFetchers.set(timeoutMs, fetcher);
-  }
+function budgetFetcher(timeoutMs: number): AssetFetcher {
+  const known = budgetFetchers.get(timeoutMs);
+  const fetcher =
+    known ??
+    createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true, timeoutMs, cacheBytes: 32 * 1024 * 1024 });
+  budgetFetchers.set(timeoutMs, fetcher);
   return fetcher;
 }
 
@@ -56,8 +52,12 @@ function progressReporter(id: string | undefined): ((done: number, total: number
 
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
   try {
+    // biome-ignore lint/correctness/useHookAtTopLevel: not a React hook; it sets the brand fonts of this thread for this job.
+    useBrandFamilies(job.brandFamilies);
+    const { embedsFonts } = formatOf(job.format);
+    if (embedsFonts) requireEmbeddable(job.brandFamilies, embedsFonts);
     const { bytes, warnings, backup } = await renderJob(job, {
-      fetcher: fetcherFor(job.fetchTimeoutMs),
+      fetcher: job.fetchTimeoutMs === undefined ? renderFetcher() : budgetFetcher(job.fetchTimeoutMs),
       ffmpegPath: data.ffmpegPath,
       onProgress: progressReporter(job.progressId),
     });

@@ -13,6 +13,26 @@ export interface ExportLinks {
   ttlSeconds: number;
 }
 
+type Stage = Export['stage'];
+
+/**
+ * The seed knows `pending` and `complete`: a client polling "while pending" stopped early on `inProgress`. The
+ * stored status keeps the finer step; the answer says `pending` until the end and puts the step in `stage`.
+ */
+function seedStatus(status: string): Export['status'] {
+  return status === 'inProgress' ? 'pending' : (status as Export['status']);
+}
+
+function creativeStage(status: string): Stage {
+  return status === 'pending' ? 'queued' : status === 'inProgress' ? 'rendering' : 'done';
+}
+
+function exportStage(row: ExportRow, creatives: CreativeRow[]): Stage {
+  if (row.status === 'pending') return 'queued';
+  if (row.status !== 'inProgress') return 'done';
+  return creatives.some((c) => c.status === 'pending' || c.status === 'inProgress') ? 'rendering' : 'storing';
+}
+
 /** Three decimals: enough for a progress bar, stable in answers. */
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
@@ -37,7 +57,8 @@ export async function presentExport(row: ExportRow, creatives: CreativeRow[], li
   const base = {
     id: row.id,
     type: row.type,
-    status: row.status as Export['status'],
+    status: seedStatus(row.status),
+    stage: exportStage(row, creatives),
     errorLog: row.error_log === null ? null : (JSON.parse(row.error_log) as ErrorLog),
     progress: creatives.length ? round(creatives.reduce((sum, c) => sum + c.progress, 0) / creatives.length) : 1,
     templateHash: row.design_hash,
@@ -50,7 +71,8 @@ export async function presentExport(row: ExportRow, creatives: CreativeRow[], li
       ...base,
       creatives: creatives.map((c, i) => ({
         id: c.id,
-        status: c.status as Export['status'],
+        status: seedStatus(c.status),
+        stage: creativeStage(c.status),
         url: urls[i],
         progress: round(c.progress),
         ...html5(c, i),
@@ -63,7 +85,8 @@ export async function presentExport(row: ExportRow, creatives: CreativeRow[], li
       {
         zipUrl: await sign(row.zip_key, row.zip_name),
         creatives: creatives.map((c, i) => ({
-          status: c.status as Export['status'],
+          status: seedStatus(c.status),
+          stage: creativeStage(c.status),
           url: urls[i],
           id: c.id,
           size: { name: c.size_name, width: c.width, height: c.height, measureUnit: 'px' },

@@ -23,6 +23,7 @@ import type { RenderSettings } from '../formats/export.schema.js';
 import { type RenderCallOptions, type RenderPool, RenderTimeoutError } from '../formats/pool.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
 import { formatOf, type RenderJob } from '../formats/registry.js';
+import type { BrandFontPreparer } from '../render/text/brand-fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
   type CreativeRow,
@@ -45,6 +46,8 @@ export interface ExportProcessorOptions {
   pool: Pick<RenderPool, 'render' | 'renderFiles' | 'threads'>;
   blobs: Pick<BlobStore, 'put' | 'get'>;
   links: ExportLinks;
+  /** Team brand fonts (issue 17): rewrites the document's families and caches their files here. None: bundled only. */
+  brandFonts?: BrandFontPreparer;
   deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
   /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
   thumbnails?: {
@@ -140,10 +143,17 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   }
 
   /** The file of one creative: bytes, or (MP4) a temporary file that the render wrote and the caller removes. */
+  /** Team brand fonts: the document's families under the team's internal names, their files on this machine. */
+  async function prepareFonts(row: ExportRow) {
+    if (!options.brandFonts) return { document: documentOf(row), brandFamilies: [], warnings: [] };
+    return options.brandFonts.prepare(row.team_id, row.project_id, documentOf(row));
+  }
+
   async function render(
     row: ExportRow,
     creative: CreativeRow,
     run: RenderCallOptions,
+    prepared: Awaited<ReturnType<typeof prepareFonts>>,
   ): Promise<
     | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
     | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
@@ -151,7 +161,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const format = formatOf(row.format);
     const { allowedSizeHashesOnly: _sizes, ...settings } = JSON.parse(row.settings) as RenderSettings;
     const job = {
-      document: documentOf(row),
+      document: prepared.document as DesignDocument,
+      brandFamilies: prepared.brandFamilies,
       sizeIndex: creative.size_index,
       slideIndex: creative.slide_number ?? 0,
       format: format.type,
@@ -183,8 +194,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
     // The pool starts the budget when a thread takes the render: time waiting in line never counts against it.
+    let fontWarnings: string[] = [];
     try {
-      output = await render(row, creative, { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id) });
+      const prepared = await prepareFonts(row);
+      fontWarnings = prepared.warnings;
+      output = await render(row, creative, { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id) }, prepared);
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
@@ -225,7 +239,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       blobKey: key,
       bytes: size,
       renderMs,
-      warnings: output.warnings,
+      warnings: fontWarnings.length > 0 ? [...fontWarnings, ...(output.warnings ?? [])] : output.warnings,
       fallbackKey,
     });
     // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.

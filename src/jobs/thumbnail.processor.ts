@@ -14,7 +14,7 @@ export function registerThumbnailJobs(options: {
   queue: Pick<JobQueue, 'process'>;
   /** What the job needs of services/thumbnail.ts, stated here so that jobs/ does not import services/. */
   thumbnails: {
-    make(designHash: string, document: DesignDocument): Promise<string>;
+    make(designHash: string, document: DesignDocument, owner?: { teamId: number; projectId: number }): Promise<string>;
     discard(keys: readonly (string | null)[]): Promise<void>;
   };
 }): void {
@@ -24,7 +24,10 @@ export function registerThumbnailJobs(options: {
     async (job) => {
       const design = await designs.findById(job.payload.designId);
       if (!design || design.revision !== job.payload.revision || design.thumb_key !== null) return;
-      const key = await options.thumbnails.make(design.hash, JSON.parse(design.document) as DesignDocument);
+      const key = await options.thumbnails.make(design.hash, JSON.parse(design.document) as DesignDocument, {
+        teamId: design.team_id,
+        projectId: design.project_id,
+      });
       if (!(await designs.setMissingThumbnail(design.id, job.payload.revision, key))) {
         await options.thumbnails.discard([key]);
       }

@@ -42,7 +42,11 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
       if (!match) throw new AppError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
       let payload: { sub?: string; team?: unknown; cred?: unknown };
       try {
-        ({ payload } = await jwtVerify(match[1], await key, { algorithms: ['HS256'], issuer: ISSUER }));
+        ({ payload } = await jwtVerify(match[1], await key, {
+          algorithms: ['HS256'],
+          issuer: ISSUER,
+          requiredClaims: ['exp'],
+        }));
       } catch (error) {
         if (error instanceof joseErrors.JWTExpired) {
           throw new AppError('TOKEN_EXPIRED', 'the access token has expired; request a new one at POST /v1/auth/token');

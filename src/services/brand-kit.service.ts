@@ -8,6 +8,7 @@ import {
   type BrandKitRepository,
   type BrandKitRow,
   createBrandKitRepository,
+  type TypographyEntry,
 } from '../storage/db/repositories/brand-kits.repository.js';
 import { createMediaRepository } from '../storage/db/repositories/media.repository.js';
 import type { Database } from '../storage/db/schema.js';
@@ -73,11 +74,28 @@ export function createBrandKitService({ db, brandKits, access, blobs }: BrandKit
       return { brandKit: brandKitOf(row) };
     },
 
-    async rename(actor: Actor, input: { brandkitId: number; name: string }) {
+    async rename(actor: Actor, input: { brandkitId: number; name: string; typography?: TypographyEntry[] }) {
       const kit = await access.requireBrandKit(actor, input.brandkitId, 'content:write');
       const name = input.name.trim();
-      await brandKits.rename(actor.teamId, kit.id, name);
-      return { brandKit: brandKitOf({ ...kit, name }) };
+      const typography = input.typography;
+      // A typography entry may point at a brand font by fontId (seed shape): it must be a face of this team.
+      for (const [index, entry] of (typography ?? []).entries()) {
+        if (entry.fontId === null) continue;
+        const font = await db
+          .selectFrom('brand_fonts')
+          .select('id')
+          .where('team_id', '=', actor.teamId)
+          .where('id', '=', entry.fontId)
+          .executeTakeFirst();
+        if (!font) {
+          throw new AppError(
+            'UNPROCESSABLE',
+            `typography[${index}].fontId: the team has no brand font ${entry.fontId} (GET /v1/brandkit/{id}/fonts lists them)`,
+          );
+        }
+      }
+      await brandKits.rename(actor.teamId, kit.id, name, typography);
+      return { brandKit: brandKitOf({ ...kit, name, typography: typography ?? kit.typography }) };
     },
 
     async delete(actor: Actor, brandkitId: number): Promise<void> {
@@ -89,8 +107,27 @@ export function createBrandKitService({ db, brandKits, access, blobs }: BrandKit
           const projects = await repo.countProjectsUsing(kit.id);
           if (projects > 0) throw inUse(kit.id, projects);
           const keys = await createMediaRepository(tx).blobKeysOfBrandKit(kit.id);
+          // Brand font files are shared by every face (and kit) that holds the same file: only those no other kit
+          // of the team still uses go with this kit.
+          const fontKeys = await tx
+            .selectFrom('brand_fonts')
+            .select('blob_key')
+            .distinct()
+            .where('brand_kit_id', '=', kit.id)
+            .where((eb) =>
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('brand_fonts as other')
+                    .select('other.id')
+                    .whereRef('other.blob_key', '=', 'brand_fonts.blob_key')
+                    .where('other.brand_kit_id', '!=', kit.id),
+                ),
+              ),
+            )
+            .execute();
           await repo.delete(actor.teamId, kit.id);
-          return keys;
+          return [...keys, ...fontKeys.map((row) => row.blob_key)];
         });
       } catch (error) {
         if (isForeignKeyViolation(error)) throw inUse(kit.id);

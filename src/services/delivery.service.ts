@@ -68,7 +68,7 @@ export function createDeliveryService({ deliveries, webhookDeliveries }: Deliver
         nodes: result.rows.map((row) => presentDelivery(row, result.attempts)),
         pageInfo: {
           hasNextPage: result.hasNextPage,
-          endCursor: last ? encodeCursor(page.fingerprint, JSON.stringify([result.lastKey, last.id]), 0) : null,
+          endCursor: last ? encodeCursor(page.fingerprint, JSON.stringify([result.lastKey, last.id]), 0) : '',
         },
       };
     },

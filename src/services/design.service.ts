@@ -270,8 +270,13 @@ export function createDesignService({ db, dialect, access, thumbnails }: DesignS
   }
 
   /** Stores a new thumbnail, runs `fn`, and removes the new thumbnail again when `fn` fails. */
-  async function withThumbnail<T>(hash: string, doc: DesignDocument, fn: (key: string) => Promise<T>): Promise<T> {
-    const key = await thumbnails.make(hash, doc);
+  async function withThumbnail<T>(
+    hash: string,
+    doc: DesignDocument,
+    fn: (key: string) => Promise<T>,
+    owner?: { teamId: number; projectId: number },
+  ): Promise<T> {
+    const key = await thumbnails.make(hash, doc, owner);
     try {
       return await fn(key);
     } catch (error) {
@@ -328,7 +333,9 @@ export function createDesignService({ db, dialect, access, thumbnails }: DesignS
         await options.within?.(tx, { row, document: stored });
         return { template };
       });
-    return options.thumbnail === 'later' ? insert(null) : withThumbnail(hash, doc, insert);
+    return options.thumbnail === 'later'
+      ? insert(null)
+      : withThumbnail(hash, doc, insert, { teamId: actor.teamId, projectId: project.id });
   }
 
   /**
@@ -336,44 +343,53 @@ export function createDesignService({ db, dialect, access, thumbnails }: DesignS
    * version named `versionName`; bumps the revision and remakes the thumbnail. Document replacement and restores.
    */
   async function replaceContent(actor: Actor, design: DesignRow, doc: DesignDocument, versionName: string) {
-    const { result, previousThumb } = await withThumbnail(design.hash, doc, (thumbKey) =>
-      db.transaction().execute(async (tx) => {
-        const repo = createDesignRepository(tx, dialect);
-        // Re-read under the row lock: the snapshot must be the content this change replaces.
-        const current = await repo.lock(design.id);
-        if (!current) throw notFound('hash', design.hash);
-        const currentDoc = documentOf(current);
-        const version = await createDesignVersionRepository(tx).insert({
-          designId: current.id,
-          name: versionName,
-          document: current.document,
-          sizeHash: currentDoc.sizes[0].hash as string,
-          automatic: true,
-          userId: actor.userId,
-        });
-        const stored = await assignSizeHashes(repo, doc, {
-          designId: current.id,
-          reserved: current.hash,
-          existing: currentDoc,
-        });
-        const row = await repo.update(
-          current.id,
-          { document: JSON.stringify(stored), name: stored.name, revision: current.revision + 1, thumb_key: thumbKey },
-          actor.userId,
-        );
-        await repo.replaceSizes(
-          row.id,
-          stored.sizes.map((size) => size.hash as string),
-        );
-        const template = await nodeOf(row);
-        await recordEvent(tx, {
-          teamId: actor.teamId,
-          action: 'designVersion/create',
-          data: { template, version: versionEventOf(version, actor) },
-        });
-        await recordEvent(tx, { teamId: actor.teamId, action: 'design/update', data: { template } });
-        return { result: { template, document: stored }, previousThumb: current.thumb_key };
-      }),
+    const { result, previousThumb } = await withThumbnail(
+      design.hash,
+      doc,
+      (thumbKey) =>
+        db.transaction().execute(async (tx) => {
+          const repo = createDesignRepository(tx, dialect);
+          // Re-read under the row lock: the snapshot must be the content this change replaces.
+          const current = await repo.lock(design.id);
+          if (!current) throw notFound('hash', design.hash);
+          const currentDoc = documentOf(current);
+          const version = await createDesignVersionRepository(tx).insert({
+            designId: current.id,
+            name: versionName,
+            document: current.document,
+            sizeHash: currentDoc.sizes[0].hash as string,
+            automatic: true,
+            userId: actor.userId,
+          });
+          const stored = await assignSizeHashes(repo, doc, {
+            designId: current.id,
+            reserved: current.hash,
+            existing: currentDoc,
+          });
+          const row = await repo.update(
+            current.id,
+            {
+              document: JSON.stringify(stored),
+              name: stored.name,
+              revision: current.revision + 1,
+              thumb_key: thumbKey,
+            },
+            actor.userId,
+          );
+          await repo.replaceSizes(
+            row.id,
+            stored.sizes.map((size) => size.hash as string),
+          );
+          const template = await nodeOf(row);
+          await recordEvent(tx, {
+            teamId: actor.teamId,
+            action: 'designVersion/create',
+            data: { template, version: versionEventOf(version, actor) },
+          });
+          await recordEvent(tx, { teamId: actor.teamId, action: 'design/update', data: { template } });
+          return { result: { template, document: stored }, previousThumb: current.thumb_key };
+        }),
+      { teamId: design.team_id, projectId: design.project_id },
     );
     await thumbnails.discard([previousThumb]);
     return result;

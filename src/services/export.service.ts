@@ -11,6 +11,7 @@ import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { planFiles, safeFileStem } from '../domain/export-plan.js';
+import type { FontLookup } from '../elements/element-kind.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
 import {
@@ -35,6 +36,8 @@ import { documentOf } from './design.service.js';
 
 export interface ExportServiceDeps {
   db: Kysely<Database>;
+  /** The team's brand fonts for FONTFAMILY/FONTVARIANT checks (issue 17). Default: the catalogue only. */
+  fonts?: { lookup(teamId: number): Promise<FontLookup> };
   designs: Pick<DesignService, 'requireDesign' | 'importDesign'>;
   access: Pick<Access, 'requireProject' | 'requireFolder' | 'seesProject'>;
   queue: Pick<JobQueue, 'enqueue' | 'depth'>;
@@ -289,7 +292,7 @@ export function createExportService(deps: ExportServiceDeps) {
         source,
         body.elementsChanges as ElementChangesInput[],
         body.generalChanges as GeneralChangesInput | undefined,
-        catalogueFonts,
+        deps.fonts ? await deps.fonts.lookup(actor.teamId) : catalogueFonts,
       );
       const general = body.generalSettings ?? {};
       const projectId = general.newDesignProjectId ?? template.project_id;

@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { Actor } from '../domain/actor.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
+import type { FontLookup } from '../elements/element-kind.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import { unzipPackage } from '../formats/html5/unzip.js';
@@ -15,15 +16,24 @@ import { catalogueFonts } from '../render/text/fonts.js';
 import { createShareLinkRepository, type ShareLinkRow } from '../storage/db/repositories/share-links.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import { type DesignService, documentOf } from './design.service.js';
+import type { Thread } from './share-comment.service.js';
 import { sharePage } from './share-page.js';
 
 export interface ShareLinkServiceDeps {
   db: Kysely<Database>;
+  /** The team's brand fonts for FONTFAMILY/FONTVARIANT checks (issue 17). Default: the catalogue only. */
+  fonts?: { lookup(teamId: number): Promise<FontLookup> };
+  /** The review threads of a design (share-comment.service.ts). Default: none. */
+  threads?: (designHash: string) => Promise<Thread[]>;
   designs: Pick<DesignService, 'requireDesign'>;
   /** config.publicUrl: links are absolute. */
   publicUrl: string;
   /** The HTML5 package (zip) of one size of a document, made on the render threads. */
-  renderPackage(document: DesignDocument, sizeIndex: number): Promise<Uint8Array>;
+  renderPackage(
+    document: DesignDocument,
+    sizeIndex: number,
+    owner?: { teamId: number; projectId: number },
+  ): Promise<Uint8Array>;
 }
 
 export interface GenerateShareLinkInput {
@@ -76,14 +86,20 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
   }
 
   /** The document a link plays now: the preview's own, or the design's current one. */
-  async function documentFor(token: string): Promise<{ document: DesignDocument; version: string }> {
+  async function documentFor(token: string): Promise<{
+    document: DesignDocument;
+    version: string;
+    owner?: { teamId: number; projectId: number };
+  }> {
     if (!/^[A-Za-z0-9_-]{22}$/.test(token)) throw notFound();
     const link = await repo.findByToken(token);
     if (!link) throw notFound();
-    if (link.document) return { document: JSON.parse(link.document) as DesignDocument, version: 'preview' };
     const design = await repo.designOf(link.design_hash);
+    // The design's team and project choose its brand fonts (a preview's template's, while it exists).
+    const owner = design ? { teamId: design.team_id, projectId: design.project_id } : undefined;
+    if (link.document) return { document: JSON.parse(link.document) as DesignDocument, version: 'preview', owner };
     if (!design) throw new AppError('NOT_FOUND', 'the design of this share link was deleted');
-    return { document: documentOf(design), version: `r${design.revision}` };
+    return { document: documentOf(design), version: `r${design.revision}`, owner };
   }
 
   function sizeOf(document: DesignDocument, size: number | undefined): number {
@@ -101,7 +117,8 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
       const existing = await repo.findStable(design.hash);
       const token =
         existing?.token ?? (await create(actor, { design_hash: design.hash, preview_id: null, document: null }));
-      return { shareLinkUrl: urlOf(token), comments: { threads: [] as Record<string, unknown>[] } };
+      const threads = (await deps.threads?.(design.hash)) ?? [];
+      return { shareLinkUrl: urlOf(token), comments: { threads } };
     },
 
     /** POST /v1/shareLink/generate: validates the changes as an export does and stores the result as a preview. */
@@ -111,7 +128,7 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
         documentOf(template),
         body.elementsChanges as ElementChangesInput[],
         body.generalChanges as GeneralChangesInput | undefined,
-        catalogueFonts,
+        deps.fonts ? await deps.fonts.lookup(actor.teamId) : catalogueFonts,
       );
       const previewId = randomUUID();
       const token = await create(actor, {
@@ -123,6 +140,13 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
       return { response: { shareLinkUrl: previewUrl, previewUrl, previewId }, previewUrl, previewId };
     },
 
+    /** The team, design and current document of a link (share-page comments). */
+    async linkOf(token: string) {
+      const { document } = await documentFor(token);
+      const link = (await repo.findByToken(token))!;
+      return { teamId: link.team_id, designHash: link.design_hash, document };
+    },
+
     /** GET /share/{token}: the preview page. */
     async page(token: string, size?: number): Promise<string> {
       const { document } = await documentFor(token);
@@ -130,6 +154,7 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
         title: document.name ?? 'Preview',
         token,
         sizes: document.sizes.map((s) => ({
+          hash: s.hash ?? '',
           name: s.name ?? `${s.width}x${s.height}`,
           width: s.width,
           height: s.height,
@@ -140,12 +165,12 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
 
     /** GET /share/{token}/{size}/{file}: a file of the size's HTML5 package. */
     async file(token: string, size: number, name: string): Promise<{ body: Buffer; contentType: string }> {
-      const { document, version } = await documentFor(token);
+      const { document, version, owner } = await documentFor(token);
       const index = sizeOf(document, size);
       const key = `${token}:${version}:${index}`;
       let files = packages.get(key);
       if (!files) {
-        files = deps.renderPackage(document, index).then(unzipPackage);
+        files = deps.renderPackage(document, index, owner).then(unzipPackage);
         packages.set(key, files);
         files.catch(() => packages.delete(key));
       }

@@ -12,6 +12,7 @@ import type { DesignDocument } from '../domain/design.schema.js';
 import { renderImage } from '../formats/pipeline.js';
 import type { RenderPool } from '../formats/pool.js';
 import type { AssetFetcher } from '../render/media/assets.js';
+import type { BrandFamily, BrandFontPreparer } from '../render/text/brand-fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 
 export const THUMBNAIL_LONGEST_SIDE = 400;
@@ -39,16 +40,30 @@ export interface ThumbnailOptions {
   budgetMs?: number;
   /** Fetches media when rendering on the calling thread. Default: the thread's fetcher (pipeline.ts). */
   fetcher?: AssetFetcher;
+  /** The design's team brand fonts (issue 17), for renders on the pool. Default: bundled fonts only. */
+  brandFonts?: BrandFontPreparer;
 }
 
 /** The PNG of a design's thumbnail. */
-export async function drawThumbnail(document: DesignDocument, options: ThumbnailOptions = {}): Promise<Buffer> {
+export async function drawThumbnail(
+  document: DesignDocument,
+  options: ThumbnailOptions = {},
+  brandFamilies?: BrandFamily[],
+): Promise<Buffer> {
   const size = document.sizes[0];
   const scale = thumbnailScale(size.width, size.height);
   if (options.pool) {
     return Buffer.from(
       await options.pool.render(
-        { document, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale }, skipRejectedSources: true },
+        {
+          document,
+          brandFamilies,
+          sizeIndex: 0,
+          slideIndex: 0,
+          format: 'png',
+          settings: { scale },
+          skipRejectedSources: true,
+        },
         options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs },
       ),
     );
@@ -57,8 +72,11 @@ export async function drawThumbnail(document: DesignDocument, options: Thumbnail
 }
 
 export interface Thumbnails {
-  /** Draws and stores the thumbnail of a document; returns its new key. */
-  make(designHash: string, document: DesignDocument): Promise<string>;
+  /**
+   * Draws and stores the thumbnail of a document; returns its new key. `owner` (the design's team and project) lets it
+   * draw with the team's brand fonts; without it bundled fonts draw.
+   */
+  make(designHash: string, document: DesignDocument, owner?: { teamId: number; projectId: number }): Promise<string>;
   /**
    * Stores as the thumbnail a file already rendered of the first slide of the first size (PNG, JPG or WEBP at any
    * scale), resized to the thumbnail's dimensions: an export makes that picture anyway, so nothing is drawn twice.
@@ -75,9 +93,16 @@ export function createThumbnails(
   options: ThumbnailOptions = {},
 ): Thumbnails {
   return {
-    async make(designHash, document) {
+    async make(designHash, document, owner) {
       const key = `thumbnails/${designHash}/${randomUUID()}.png`;
-      await blobs.put(key, await drawThumbnail(document, options), 'image/png');
+      const prepared =
+        options.pool && options.brandFonts && owner
+          ? await options.brandFonts.prepare(owner.teamId, owner.projectId, document)
+          : undefined;
+      const drawn = prepared
+        ? await drawThumbnail(prepared.document as DesignDocument, options, prepared.brandFamilies)
+        : await drawThumbnail(document, options);
+      await blobs.put(key, drawn, 'image/png');
       return key;
     },
     async fromRendered(designHash, size, rendered) {

@@ -1,10 +1,25 @@
 // Headless Chromium for the browser tests (Debian's chromium through playwright-core): one browser per test file, and
 // packages served from memory on a fake origin, so nothing touches the disk or the network.
+import fs from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.PLACARD_CHROMIUM ?? '/usr/bin/chromium';
 
+/** Fails at once, with the install command, when Chromium is missing: a test must never wait on a tool it lacks. */
+export function requireChromium(): void {
+  try {
+    fs.accessSync(CHROMIUM, fs.constants.X_OK);
+  } catch {
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install it with \`sudo apt-get install -y chromium\`, ` +
+        'or point PLACARD_CHROMIUM at a Chromium binary',
+    );
+  }
+}
+
+/** Launch it FIRST in a `before`, before starting servers: if it throws, nothing is left running to hang the run. */
 export function launchBrowser(): Promise<Browser> {
+  requireChromium();
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [

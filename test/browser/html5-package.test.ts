@@ -29,7 +29,10 @@ const ALLOWANCES: Record<string, number> = { 'text-scripts': 0.025 };
 let browser: Browser;
 let media: RenderMedia;
 before(async () => {
-  [browser, media] = await Promise.all([launchBrowser(), startRenderMedia()]);
+  // One after the other: with Promise.all a failed launch left the media server started but unassigned, so `after`
+  // could not close it and the run never ended.
+  browser = await launchBrowser();
+  media = await startRenderMedia();
 });
 after(async () => {
   await browser?.close();

@@ -90,7 +90,9 @@ const animationTimes = (frame: Frame) =>
   >;
 
 before(async () => {
-  [t, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+  // One after the other, browser first: with Promise.all a failed launch left the app started but unassigned.
+  browser = await launchBrowser();
+  t = await startTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   const kit = (await api('POST', '/v1/brandkits/create', { name: 'Kit' })).json.response.brandKit.id;

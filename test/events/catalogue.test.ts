@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { actionById, actionByName, CATALOGUE_RELEASED_AT, WEBHOOK_ACTIONS } from '../../src/events/catalogue.js';
 
 describe('webhook action catalogue', () => {
-  test('holds the twelve actions of SPEC §8 with their ids', () => {
+  test('holds the actions of SPEC §8 and the brand font actions with their ids', () => {
     assert.deepEqual(
       WEBHOOK_ACTIONS.map((a) => [a.id, a.name]),
       [
@@ -20,6 +20,8 @@ describe('webhook action catalogue', () => {
         [10, 'user/delete'],
         [11, 'shareLink/create'],
         [12, 'designVersion/create'],
+        [13, 'brandkit/fontAdded'],
+        [14, 'brandkit/fontRemoved'],
       ],
     );
   });
@@ -38,7 +40,7 @@ describe('webhook action catalogue', () => {
   test('looks actions up by id and by name', () => {
     assert.equal(actionById(9)?.name, 'user/create');
     assert.equal(actionById(0), undefined);
-    assert.equal(actionById(13), undefined);
+    assert.equal(actionById(15), undefined);
     assert.equal(actionByName('export/failed').id, 2);
   });
 });

@@ -395,7 +395,7 @@ test('an export accepted before a SIGKILL is finished by the next start: files, 
     for (let i = 0; ; i++) {
       if (media.requests() > requestsBefore) {
         before = await Promise.all(submitted.map((s) => api('GET', `/v1/export/${s.id}`)));
-        if (before.some((b) => b.response.status === 'inProgress')) break;
+        if (before.some((b) => b.response.stage === 'rendering')) break;
       }
       assert.ok(i < 600, `no export started rendering within 30 s: ${first.output()}`);
       await sleep(50);

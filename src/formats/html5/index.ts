@@ -34,6 +34,8 @@ export const html = defineFormat({
   extension: 'zip',
   contentType: 'application/zip',
   budget: 'still',
+  // Both ways a package carries text embed the font: a web font, or (convertCustomFonts) SVG text with a data: URL.
+  embedsFonts: 'an HTML5 package',
   thumbnail: false,
   check(_size, settings) {
     resolveHtml5Settings(settings); // 400 before anything is created

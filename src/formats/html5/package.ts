@@ -209,7 +209,10 @@ export async function packageHtml5(
         fetcher,
       })
     : null;
-  if (backup && !outside) files.set('backup.jpg', backup);
+  // includeFallbackImage puts the JPG in the zip as the seed says, whatever the network; a network that wants it
+  // beside the zip gets it there too.
+  const inside = backup !== null && (!outside || settings.includeFallbackImage);
+  if (backup && inside) files.set('backup.jpg', backup);
 
   const click = clickCodeFor(network, settings.clickUrl, settings.target, links);
   const css = [
@@ -224,7 +227,7 @@ export async function packageHtml5(
     ...keyframes,
   ].join('\n');
   const title = escapeHtml(document.name ?? 'Ad');
-  const noscript = backup && !outside ? '<noscript><img src="backup.jpg" alt=""></noscript>' : '';
+  const noscript = inside ? '<noscript><img src="backup.jpg" alt=""></noscript>' : '';
   const html = `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -23,6 +23,7 @@ export const pdf = defineFormat({
   extension: 'pdf',
   contentType: 'application/pdf',
   budget: 'still',
+  embedsFonts: 'a PDF',
   thumbnail: false,
   check(size, settings) {
     if (settings.slide.length) selectSlides({ ...size, slideCount: size.slides.length }, settings.slide);

@@ -1,5 +1,7 @@
 // Every failure leaves as the error envelope of SPEC §3. Errors of our own (AppError) keep their code; Fastify's
 // own errors are mapped to catalogue codes; anything else is a bug: 500 INTERNAL, details only in the log.
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { describeValidation } from '../../domain/json-pointer.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
@@ -37,19 +39,47 @@ function fromFastify(error: FastifyError): AppError | null {
   return null;
 }
 
+/** A URL quoted in a message: a 10,000-character path must not come back whole. */
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}… (${text.length} characters)` : text;
+}
+
 /** Fastify's errors raised before routing (a URL it cannot decode) bypass the error handler; same envelope here. */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   reply
     .code(400)
     .header('X-Request-Id', request.id)
     .send({
-      error: `the request URL cannot be decoded: ${error.message}`,
+      error: `the request URL cannot be decoded: ${clip(error.message)}`,
       code: 'VALIDATION_FAILED',
       requestId: request.id,
     });
 }
 
-export function errorHandlerPlugin(app: App) {
+/**
+ * Errors Node's HTTP parser raises before there is a request (a 1 MB query string overflows the 16 KiB header
+ * limit): Fastify's default answers them in its own shape; ours carry the envelope and a request id like any other.
+ */
+export function clientErrors(error: NodeJS.ErrnoException, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, code, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'REQUEST_TOO_LARGE', 'the URL or headers are larger than 16 KiB']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', 'the request was not received in time']
+        : [400, 'Bad Request', 'VALIDATION_FAILED', 'the request is not valid HTTP'];
+  const requestId = randomUUID();
+  const body = JSON.stringify({ error: message, code, requestId });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nX-Request-Id: ${requestId}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+export function errorHandlerPlugin(app: App, options: { allowedMethods?: (path: string) => string[] } = {}) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error instanceof AppError ? error : fromFastify(error);
     if (!known) {
@@ -73,8 +103,19 @@ export function errorHandlerPlugin(app: App) {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
+    const allowed = options.allowedMethods?.(path) ?? [];
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('Allow', allowed.join(', '))
+        .send({
+          error: `${request.method} is not served at ${clip(path)}; it serves ${allowed.join(', ')}`,
+          code: 'METHOD_NOT_ALLOWED',
+          requestId: request.id,
+        });
+    }
     return reply
       .code(404)
-      .send({ error: `no route ${request.method} ${path}`, code: 'NOT_FOUND', requestId: request.id });
+      .send({ error: `no route ${request.method} ${clip(path)}`, code: 'NOT_FOUND', requestId: request.id });
   });
 }

@@ -49,9 +49,12 @@ export function brandKitsRoutes(app: App, { brandKits }: { brandKits: BrandKitSe
     schema: {
       tags,
       summary: 'Rename a brand kit',
-      description: WRITE_AFTER_LOOKUP,
+      description: `\`typography\` (extension) replaces the kit's typography entries; a \`fontId\` must be a brand font of the team (422 otherwise). ${WRITE_AFTER_LOOKUP}`,
       body: UpdateBrandKitBody,
-      response: { 200: BrandKitResponse, ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND') },
+      response: {
+        200: BrandKitResponse,
+        ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'UNPROCESSABLE'),
+      },
     },
     handler: async (request) => ({ response: await brandKits.rename(actorOf(request), request.body) }),
   });

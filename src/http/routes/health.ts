@@ -8,6 +8,20 @@ export interface ReadinessCheck {
   check: () => Promise<void>;
 }
 
+/**
+ * A dependency that does not answer within this time is down for readiness: a Redis client that retries its
+ * connection held /readyz for 15 s, longer than any load balancer waits.
+ */
+export const READINESS_TIMEOUT_MS = 1000;
+
+function withinLimit(check: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${READINESS_TIMEOUT_MS} ms`)), READINESS_TIMEOUT_MS);
+  });
+  return Promise.race([check(), limit]).finally(() => clearTimeout(timer));
+}
+
 export function healthRoutes(app: App, deps: { checks: ReadinessCheck[]; metrics: Metrics; isClosing: () => boolean }) {
   const tags = ['Operations'];
   app.get('/healthz', {
@@ -31,7 +45,7 @@ export function healthRoutes(app: App, deps: { checks: ReadinessCheck[]; metrics
       await Promise.all(
         deps.checks.map(async ({ name, check }) => {
           try {
-            await check();
+            await withinLimit(check);
             checks[name] = 'ok';
           } catch (error) {
             // The reason goes to the log; the public answer says only which dependency is down.

@@ -2,6 +2,7 @@ import { designDocumentJsonSchema } from '../../domain/design.schema.js';
 import { AppError } from '../../errors.js';
 import { fontFamily as catalogueFamily, fontCatalogue } from '../../render/text/fonts.js';
 import type { DesignService } from '../../services/design.service.js';
+import type { FontService } from '../../services/font.service.js';
 import { actorOf } from '../plugins/auth.js';
 import { AUTHED_ERRORS, BODY_ERRORS, errors, POST_ERRORS, StatusSuccess } from '../schemas/common.js';
 import {
@@ -33,7 +34,10 @@ const WRITE_AFTER_LOOKUP =
   'Needs the Editor role or a stronger one on a project the caller can see (Editors: projects they are users of); ' +
   'a design, project or folder the caller cannot see is a 404 for every role.';
 
-export function templatesRoutes(app: App, { designs }: { designs: DesignService }) {
+export function templatesRoutes(
+  app: App,
+  { designs, fonts }: { designs: DesignService; fonts?: Pick<FontService, 'lookup' | 'families'> },
+) {
   app.get('/v1/templates', {
     config: { permission: 'read' },
     schema: {
@@ -169,7 +173,15 @@ export function templatesRoutes(app: App, { designs }: { designs: DesignService 
     handler: async (request) => {
       const { templateHash, elementName, fontFamily } = request.query;
       if (templateHash) {
-        return { response: await designs.fontVariants(actorOf(request), templateHash, elementName) };
+        const used = await designs.fontVariants(actorOf(request), templateHash, elementName);
+        const lookup = await fonts?.lookup(actorOf(request).teamId);
+        // The team's brand families answer with their own variants (they win over a bundled family of that name).
+        return {
+          response: used.map((entry) => {
+            const found = lookup?.family(entry.fontFamily);
+            return found ? { fontFamily: found.fontFamily, variants: [...found.variants] } : entry;
+          }),
+        };
       }
       if (elementName) {
         throw new AppError(
@@ -185,14 +197,14 @@ export function templatesRoutes(app: App, { designs }: { designs: DesignService 
           details: [{ path: '/', in: 'query', message: 'give templateHash or fontFamily' }],
         });
       }
-      const family = catalogueFamily(fontFamily);
+      const family = (await fonts?.lookup(actorOf(request).teamId))?.family(fontFamily) ?? catalogueFamily(fontFamily);
       if (!family) {
         throw new AppError(
           'NOT_FOUND',
           `fontFamily (query): the font catalogue has no family ${JSON.stringify(fontFamily)}; GET /v1/fonts lists them`,
         );
       }
-      return { response: [{ fontFamily: family.fontFamily, variants: family.variants }] };
+      return { response: [{ fontFamily: family.fontFamily, variants: [...family.variants] }] };
     },
   });
 
@@ -204,8 +216,22 @@ export function templatesRoutes(app: App, { designs }: { designs: DesignService 
       description: 'Extension. The families shipped with the service, plus the fonts of the brand kits of the team.',
       response: { 200: FontsResponse, ...errors(...AUTHED_ERRORS, 'NOT_IMPLEMENTED') },
     },
-    // Brand kit fonts join the catalogue with the brand kits issue.
-    handler: async () => ({ response: fontCatalogue() }),
+    // The team's uploaded families join the catalogue (marked `team`); one of a bundled family's name replaces it.
+    handler: async (request) => {
+      const team = fonts ? await fonts.families(actorOf(request).teamId) : [];
+      const names = new Set(team.map((family) => family.fontFamily.toLowerCase()));
+      return {
+        response: [
+          ...fontCatalogue().filter((family) => !names.has(family.fontFamily.toLowerCase())),
+          ...team.map((family) => ({
+            fontFamily: family.fontFamily,
+            variants: family.variants,
+            scripts: [],
+            team: true as const,
+          })),
+        ].sort((a, b) => a.fontFamily.localeCompare(b.fontFamily)),
+      };
+    },
   });
 
   app.get('/v1/schemas/design-document.json', {

@@ -41,7 +41,31 @@ const Name = Type.String({ maxLength: 200, pattern: '\\S', 'x-rule': 'must not b
 
 export const CreateBrandKitBody = Type.Object({ name: Name }, { additionalProperties: false });
 
-export const UpdateBrandKitBody = Type.Object({ brandkitId: Id, name: Name }, { additionalProperties: false });
+export const TypographyInput = Type.Object(
+  {
+    fontId: Nullable(Type.With(Id, { description: 'A brand font face of the team (its id); null: a bundled family' })),
+    fontName: Type.String({ maxLength: 200 }),
+    fontSize: Type.Integer({ minimum: 1, maximum: 1000 }),
+    fontWeight: Type.String({ maxLength: 20 }),
+    type: Type.String({ maxLength: 100, description: 'What the style is for, e.g. heading or body' }),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateBrandKitBody = Type.Object(
+  {
+    brandkitId: Id,
+    name: Name,
+    typography: Type.Optional(
+      Type.Array(TypographyInput, {
+        maxItems: 50,
+        description:
+          "Extension (issue 17): replaces the kit's typography; each fontId must be a brand font of the team",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export const DeleteBrandKitBody = Type.Object({ brandkitId: Id }, { additionalProperties: false });
 

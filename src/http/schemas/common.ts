@@ -83,7 +83,10 @@ export const PageQueryFields = {
 
 export const PageInfo = Type.Object({
   hasNextPage: Type.Boolean(),
-  endCursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on an empty page' })),
+  endCursor: Type.String({
+    description:
+      'Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning)',
+  }),
 });
 
 /** `{ response: { totalCount, nodes, pageInfo } }` */

@@ -146,6 +146,9 @@ export const FontsResponse = Ok(
       fontFamily: Type.String(),
       variants: Variants,
       scripts: Type.Array(Type.String(), { description: 'Scripts the family covers, e.g. latin, cyrillic' }),
+      team: Type.Optional(
+        Type.Literal(true, { description: "A family uploaded to the team's brand kits (its scripts are not listed)" }),
+      ),
     }),
   ),
 );

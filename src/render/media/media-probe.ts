@@ -9,6 +9,23 @@ import path from 'node:path';
 import { imageSize } from 'image-size';
 import type { MediaFormat } from './sniff.js';
 
+/**
+ * ffprobe's first error line in the user's words: without its `[mov,mp4,… @ 0x3932d200]` prefix (a heap address is
+ * an internal detail) and, for the usual cases, saying what is wrong with the file.
+ */
+export function plainProbeMessage(line: string): string {
+  const text = line
+    .replace(/^\[[^\]]*@\s*0x[0-9a-f]+\]\s*/i, '')
+    .replace(/0x[0-9a-f]{6,}/gi, '')
+    .trim();
+  if (/moov atom not found/i.test(text)) return 'the file is incomplete: it ends before its index (not a finished MP4)';
+  if (/invalid data found|could not find codec|unknown format/i.test(text)) {
+    return 'the file is damaged or is not in the format its type says';
+  }
+  if (/end of file|truncat|partial file/i.test(text)) return 'the file is cut short';
+  return text || 'the file cannot be read';
+}
+
 export interface ImageDimensions {
   width: number;
   height: number;
@@ -80,7 +97,7 @@ export function createFfprobeProber(options: { binary?: string; timeoutMs?: numb
                 return;
               }
               const firstLine = String(err).trim().split('\n')[0]?.replace(file, 'the file') ?? '';
-              reject(new ProbeError(error.killed ? 'probing took too long' : firstLine || error.message));
+              reject(new ProbeError(error.killed ? 'probing took too long' : plainProbeMessage(firstLine)));
               return;
             }
             resolve(String(out));

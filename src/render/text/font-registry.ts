@@ -7,7 +7,7 @@
 import { GlobalFonts } from '@napi-rs/canvas';
 import { DEFAULT_FONT } from '../../elements/text-style.js';
 import { covers, type Ranges, woffCoverage } from './font-coverage.js';
-import { fallbackFamilies, fontFamily, fontFile, fontFiles } from './fonts.js';
+import { fallbackFamilies, fontFamily, fontFile, fontFiles, threadFileCoverage } from './fonts.js';
 
 /** The pieces of a CSS font shorthand, without the size: `${style} ${weight} ${size}px ${families}`. */
 export interface FontStack {
@@ -103,11 +103,21 @@ const coverageCache = new Map<string, Ranges>();
 /** The exact coverage of one subset file, read once per thread from the cmap of its .woff twin (undefined: none). */
 function coverageOf(file: SubsetFile): Ranges | undefined {
   const woff = fontFile(file.family, file.variant, file.subset, 'woff');
-  if (!woff) return undefined;
+  if (!woff) return brandCoverage(file.path);
   let ranges = coverageCache.get(woff);
   if (!ranges) {
     ranges = woffCoverage(woff);
     coverageCache.set(woff, ranges);
+  }
+  return ranges;
+}
+
+/** A brand font's coverage (fonts.ts thread families), read once per thread. */
+function brandCoverage(path: string): Ranges | undefined {
+  let ranges = coverageCache.get(path);
+  if (!ranges) {
+    ranges = threadFileCoverage(path);
+    if (ranges) coverageCache.set(path, ranges);
   }
   return ranges;
 }

@@ -150,7 +150,44 @@ function load(): Map<string, Family> {
 }
 
 function find(name: string): Family | undefined {
-  return load().get(name.trim().toLowerCase());
+  const key = name.trim().toLowerCase();
+  return load().get(key) ?? threadFamilies.get(key);
+}
+
+// Team brand fonts (brand-fonts.ts): families this thread was given by render jobs, under internal names that are
+// unique per team. They are found like the catalogue's but never listed by fontCatalogue(). Their one "subset" is the
+// whole file, listed under every format key: Skia and the HTML5 subsetter read TTF, OTF, WOFF and WOFF2 alike.
+const threadFamilies = new Map<string, Family>();
+const threadCoverage = new Map<string, () => Array<[number, number]>>();
+
+export interface ThreadFamily {
+  fontFamily: string;
+  faces: Array<{ variant: string; path: string; coverage: () => Array<[number, number]> }>;
+}
+
+export function addThreadFamily(family: ThreadFamily): void {
+  const files: Family['files'] = new Map();
+  for (const face of family.faces) {
+    files.set(face.variant, new Map([['brand', { woff2: face.path }]]));
+    threadCoverage.set(face.path, face.coverage);
+  }
+  threadFamilies.set(family.fontFamily.toLowerCase(), {
+    id: family.fontFamily,
+    fontFamily: family.fontFamily,
+    variants: [...files.keys()].sort(compareVariants),
+    scripts: [],
+    files,
+    unicode: {},
+  });
+}
+
+export function hasThreadFamily(name: string): boolean {
+  return threadFamilies.has(name.toLowerCase());
+}
+
+/** The code points a brand font file covers (read on first use), or undefined for a catalogue file. */
+export function threadFileCoverage(path: string): Array<[number, number]> | undefined {
+  return threadCoverage.get(path)?.();
 }
 
 /** Every family of the catalogue (popular ones and fallbacks), by name. */

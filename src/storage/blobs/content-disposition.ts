@@ -1,3 +1,5 @@
+import { notWindowsDevice } from '../../domain/export-plan.js';
+
 // The download name of a file, as the local-disk /files route sends it and as S3 presigned links ask S3 to send it.
 /** A file name safe on every OS and in a header: no control characters, separators or reserved punctuation. */
 export function safeFileName(name: string): string {
@@ -7,7 +9,7 @@ export function safeFileName(name: string): string {
     .replace(/[/\\:*?"<>|]/g, '_')
     .replace(/^[\s.]+|[\s.]+$/g, '')
     .slice(0, 200);
-  return cleaned || 'download';
+  return notWindowsDevice(cleaned || 'download');
 }
 
 /** `attachment; filename="ascii"; filename*=UTF-8''percent-encoded` (RFC 6266, RFC 8187). */

@@ -42,7 +42,12 @@ export function openDatabase(options: DbOptions): Db {
     };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
-  const file = new SQLite(path.join(options.dataDir, 'placard.sqlite'));
+  const dbPath = path.join(options.dataDir, 'placard.sqlite');
+  // It holds webhook signing secrets: readable by the service's user only, like the server secret. Created empty
+  // with 0600 before SQLite opens it (SQLite would create it with the umask); an existing file is narrowed too.
+  fs.closeSync(fs.openSync(dbPath, 'a', 0o600));
+  fs.chmodSync(dbPath, 0o600);
+  const file = new SQLite(dbPath);
   file.pragma('journal_mode = WAL');
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');

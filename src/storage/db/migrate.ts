@@ -10,6 +10,8 @@ import { exportPipeline } from './migrations/0006_exports.js';
 import { progress } from './migrations/0007_progress.js';
 import { html5 } from './migrations/0008_html5.js';
 import { fairJobs } from './migrations/0010_fair_jobs.js';
+import { brandFonts } from './migrations/0012_brand_fonts.js';
+import { studio } from './migrations/0013_studio.js';
 import { renderUrls } from './migrations/0016_render_urls.js';
 
 function provider(db: Db): MigrationProvider {
@@ -25,6 +27,8 @@ function provider(db: Db): MigrationProvider {
         '0007_progress': progress(),
         '0008_html5': html5(),
         '0010_fair_jobs': fairJobs(),
+        '0012_brand_fonts': brandFonts(db.dialect),
+        '0013_studio': studio(),
         '0016_render_urls': renderUrls(),
       };
     },

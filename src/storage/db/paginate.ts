@@ -37,6 +37,6 @@ export async function paginate<Row extends { id: number }>(
   return {
     totalCount: Number(countRow?.n ?? 0),
     nodes: nodes.map(({ _sort_key, ...rest }) => rest as unknown as Row),
-    pageInfo: { hasNextPage, endCursor: last ? encodeCursor(page.fingerprint, last._sort_key, last.id) : null },
+    pageInfo: { hasNextPage, endCursor: last ? encodeCursor(page.fingerprint, last._sort_key, last.id) : '' },
   };
 }

@@ -94,6 +94,7 @@ export interface Database {
   media_folders: MediaFoldersTable;
   media_uploads: MediaUploadsTable;
   media: MediaTable;
+  brand_fonts: BrandFontsTable;
   // templates issue (migration 0004):
   designs: DesignsTable;
   design_sizes: DesignSizesTable;
@@ -106,6 +107,10 @@ export interface Database {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   // HTML5 and share links (migration 0008):
   share_links: ShareLinksTable;
+  user_passwords: UserPasswordsTable;
+  sessions: SessionsTable;
+  invites: InvitesTable;
+  share_comments: ShareCommentsTable;
   // render URLs (migration 0016):
   render_url_secrets: RenderUrlSecretsTable;
 }
@@ -399,6 +404,86 @@ export interface WebhookDeliveryAttemptsTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+}
+
+// ---- brand fonts (migration 0012): one row per uploaded face ----
+
+export interface BrandFontsTable {
+  /** The seed's typography `fontId`. */
+  id: Generated<number>;
+  team_id: number;
+  brand_kit_id: number;
+  family: string;
+  /** lower(family). */
+  family_key: string;
+  /** `400`, `700italic`: the seed's FONTVARIANT spelling. */
+  variant: string;
+  /** normal | italic */
+  style: string;
+  weight: number;
+  /** ttf | otf | woff | woff2 (of the uploaded file; a collection's face is stored as ttf or otf). */
+  format: string;
+  glyph_count: number;
+  file_name: string;
+  postscript_name: string | null;
+  /** 1 when OS/2 fsType allows embedding a subset in a PDF or an HTML5 package. */
+  embeddable: number;
+  fs_type: number;
+  /** JSON object of axis tag → value (a variable font's named instance); null for a static face. */
+  variation: string | null;
+  blob_key: string;
+  /** Hex SHA-256 of the stored file. */
+  checksum: string;
+  size: number;
+  src: string | null;
+  created_by: number;
+  created_at: string;
+}
+
+// The studio (migration 0013).
+export interface UserPasswordsTable {
+  user_id: number;
+  password_hash: string;
+  updated_at: string;
+}
+
+export interface SessionsTable {
+  /** SHA-256 (hex) of the cookie's token: a database leak hands out no session. */
+  token_hash: string;
+  user_id: number;
+  team_id: number;
+  /** The role at sign-in: a role change ends the session. */
+  role_id: number;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+}
+
+export interface InvitesTable {
+  token_hash: string;
+  team_id: number;
+  user_id: number;
+  created_by: number;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface ShareCommentsTable {
+  id: string;
+  share_token: string;
+  team_id: number;
+  design_hash: string;
+  parent_id: string | null;
+  /** comment | approve | changes */
+  kind: string;
+  author: string;
+  text: string;
+  size_hash: string | null;
+  x: number | null;
+  y: number | null;
+  resolved: number;
+  created_at: string;
 }
 
 // ---- render URLs (migration 0016) ----

@@ -134,8 +134,11 @@ describe('the generic IAB profile (the default)', () => {
     assert.match(head, /location\.search/);
     assert.match(html, /window\.open\(clickTag,'_blank'\)/);
     assert.deepEqual(loadedUrls(html), []);
-    assert.ok(!files.has('backup.jpg'), 'the backup goes beside the zip');
-    assert.ok(pkg.backup && pkg.backup[0] === 0xff && pkg.backup[1] === 0xd8, 'a JPG backup is delivered');
+    // includeFallbackImage puts the JPG in the zip as the seed says (issue 15), and this network also gets it beside.
+    const inZip = files.get('backup.jpg');
+    assert.ok(inZip && inZip[0] === 0xff && inZip[1] === 0xd8, 'includeFallbackImage puts the JPG in the zip');
+    assert.match(html, /<noscript><img src="backup\.jpg" alt=""><\/noscript>/);
+    assert.ok(pkg.backup && pkg.backup[0] === 0xff && pkg.backup[1] === 0xd8, 'a JPG backup is delivered beside it');
     const allowed = adNetworkById(1)!.packaging.allowedExtensions!;
     for (const name of files.keys()) assert.ok(allowed.includes(name.split('.').pop()!), name);
     assert.ok(files.size <= 10, 'at most 10 initial requests');
@@ -227,7 +230,8 @@ describe('per-network packaging', () => {
       head,
       /<script id="clicktag" type="text\/javascript">\nvar clickTag = "https:\/\/example\.com\/landing\?from=ad";\n<\/script>/,
     );
-    assert.ok(!files.has('backup.jpg'));
+    // includeFallbackImage: in the zip as the seed says (issue 15), and beside it as CM360 wants.
+    assert.ok(files.has('backup.jpg'));
     assert.ok(pkg.backup);
     for (const name of files.keys()) {
       assert.ok(name === 'index.html' || html.includes(name), `${name} is referenced`);

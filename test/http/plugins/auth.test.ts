@@ -72,6 +72,16 @@ describe('bearer authentication', () => {
     assertUnauthenticated(await listUsers({ authorization: `Bearer ${jwt}` }), 'the access token is not valid');
   });
 
+  test('a correctly signed token without exp is 401 UNAUTHENTICATED (issue 15)', async () => {
+    const jwt = await new SignJWT({ team: t.owner.teamId, cred: await credentialIdOf(t.owner.clientId) })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(String(t.owner.userId))
+      .setIssuer('placard')
+      .setIssuedAt()
+      .sign(t.runtime.keys.jwt);
+    assertUnauthenticated(await listUsers({ authorization: `Bearer ${jwt}` }), 'the access token is not valid');
+  });
+
   test('a token of another issuer is 401 UNAUTHENTICATED', async () => {
     const jwt = await new SignJWT({ team: t.owner.teamId, cred: await credentialIdOf(t.owner.clientId) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

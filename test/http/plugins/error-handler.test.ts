@@ -105,9 +105,16 @@ describe('error envelope', () => {
     assertEnvelope(v1, 404, 'NOT_FOUND', 'no route POST /v1/nowhere');
   });
 
-  test('a known path with another method is 404 NOT_FOUND', async () => {
+  // Issue 15 changed this from 404: the path exists, the method does not (decisions.md).
+  test('a known path with another method is 405 METHOD_NOT_ALLOWED with Allow', async () => {
     const res = await t.app.inject({ method: 'PATCH', url: '/v1/users', headers: t.owner.headers, payload: {} });
-    assertEnvelope(res, 404, 'NOT_FOUND', 'no route PATCH /v1/users');
+    assertEnvelope(
+      res,
+      405,
+      'METHOD_NOT_ALLOWED',
+      'PATCH is not served at /v1/users; it serves DELETE, GET, HEAD, POST',
+    );
+    assert.equal(res.headers.allow, 'DELETE, GET, HEAD, POST');
   });
 
   for (const [value, message] of [
@@ -123,9 +130,13 @@ describe('error envelope', () => {
     });
   }
 
-  test('limit=100 is accepted and unknown query parameters are ignored', async () => {
+  // Issue 15 changed this: unknown query parameters are refused as unknown body fields are (decisions.md).
+  test('limit=100 is accepted and an unknown query parameter is 400 naming the known ones', async () => {
+    const ok = await t.app.inject({ method: 'GET', url: '/v1/users?limit=100', headers: t.owner.headers });
+    assert.equal(ok.statusCode, 200);
     const res = await t.app.inject({ method: 'GET', url: '/v1/users?limit=100&foo=bar', headers: t.owner.headers });
-    assert.equal(res.statusCode, 200);
+    const body = assertEnvelope(res, 400, 'VALIDATION_FAILED');
+    assert.match(body.error, /^foo \(query\): is not a known field \(known fields: .*limit/);
   });
 
   test('an orderBy outside its enum is 400 naming orderBy', async () => {

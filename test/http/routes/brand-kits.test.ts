@@ -161,7 +161,7 @@ describe('GET /v1/brandkits', () => {
     assert.deepEqual(await names(`?keyword=${encodeURIComponent('0%_')}`), ['100%_real']);
     assert.deepEqual(await names('?keyword=_'), ['100%_real']);
     const none = (await h.list('?keyword=nothing')).json().response;
-    assert.deepEqual(none, { totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    assert.deepEqual(none, { totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, endCursor: '' } });
   });
 
   test('pages with limit and cursor; totalCount counts the whole set', async () => {

@@ -214,6 +214,12 @@ describe('exports over HTTP', () => {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const found = await ok('GET', `/v1/export/${id}`, undefined, headers);
+      // The seed's values only (issue 15): a client polling "while pending" must never see another value mid-way.
+      assert.ok(found.status === 'pending' || TERMINAL.has(found.status), `status ${found.status} is not the seed's`);
+      for (const c of found.creatives.flatMap((e: Json) => e.creatives ?? [e])) {
+        assert.ok(c.status === 'pending' || TERMINAL.has(c.status), `creative status ${c.status}`);
+      }
+      assert.equal(found.stage === 'done', TERMINAL.has(found.status), `stage ${found.stage} with ${found.status}`);
       if (TERMINAL.has(found.status)) return found;
       if (Date.now() > deadline) throw new Error(`export ${id} still ${found.status}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -287,7 +293,9 @@ describe('exports over HTTP', () => {
     assert.equal(created.type, 'PNG');
     assert.equal(created.errorLog, null);
     assert.equal(created.creatives.length, 1, 'one entry per expected file, even while pending');
-    assert.deepEqual(Object.keys(created.creatives[0]).sort(), ['id', 'progress', 'status', 'url']);
+    // `stage` is the extension that replaced the non-seed status inProgress (issue 15, decisions.md).
+    assert.deepEqual(Object.keys(created.creatives[0]).sort(), ['id', 'progress', 'stage', 'status', 'url']);
+    assert.ok(['queued', 'rendering'].includes(created.stage), created.stage);
     assert.equal(created.progress, 0);
     assert.equal(created.creatives[0].url, null);
     assert.match(created.id, /^[0-9a-f-]{36}$/);
@@ -507,6 +515,8 @@ describe('exports over HTTP', () => {
         backup && backup[0] === 0xff && backup[1] === 0xd8,
         'the IAB profile delivers the backup beside the zip',
       );
+      const inside = files.get('backup.jpg');
+      assert.ok(inside && inside[0] === 0xff && inside[1] === 0xd8, 'includeFallbackImage puts the JPG in the zip');
     }
     for (const creative of done.creatives[0].creatives) assert.ok(creative.fallbackUrl);
   });
@@ -793,6 +803,7 @@ describe('exports when renders crash, hang or pile up', () => {
   };
   let mode: 'crash' | 'hang' | 'wait' = 'crash';
   let renders = 0;
+  let onRenderStarted: (() => void) | null = null;
 
   before(async () => {
     t = await startTestApp({
@@ -803,6 +814,7 @@ describe('exports when renders crash, hang or pile up', () => {
         renders += 1;
         if (mode === 'crash') throw new Error('worker thread exited with code 134');
         if (mode === 'wait') {
+          onRenderStarted?.();
           if (!opened) await new Promise<void>((resolve) => waiting.push(resolve));
           return png(4, 4);
         }
@@ -907,6 +919,36 @@ describe('exports when renders crash, hang or pile up', () => {
     gate();
     const done = await wait(first.json().response.export.id);
     assert.equal(done.status, 'complete');
+  });
+
+  test('while a file renders the export says pending (the seed) with stage rendering, then complete with done', async () => {
+    mode = 'wait';
+    opened = false;
+    const started = new Promise<void>((resolve) => {
+      onRenderStarted = resolve;
+    });
+    const hash = await importSlides();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/export',
+      headers: t.owner.headers,
+      payload: { creativeHash: hash, type: 'png' },
+    });
+    const id = res.json().response.export.id;
+    await started;
+    const during = (await t.app.inject({ method: 'GET', url: `/v1/export/${id}`, headers: t.owner.headers })).json()
+      .response;
+    assert.equal(during.status, 'pending');
+    assert.equal(during.stage, 'rendering');
+    assert.equal(during.creatives[0].status, 'pending');
+    assert.equal(during.creatives[0].stage, 'rendering');
+    assert.equal(during.creatives[0].url, null);
+    gate();
+    const done = await wait(id);
+    assert.equal(done.status, 'complete');
+    assert.equal(done.stage, 'done');
+    assert.equal(done.creatives[0].stage, 'done');
+    onRenderStarted = null;
   });
 });
 

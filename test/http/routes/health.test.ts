@@ -74,6 +74,24 @@ describe('health and metrics', () => {
     }
   });
 
+  test('GET /readyz answers 503 naming a dependency that never answers (a Redis that is down), not after it', async () => {
+    const hung = await buildApp({
+      ...t.runtime,
+      jobs: createLocalJobQueue({ db: t.runtime.db.kysely, dialect: t.runtime.db.dialect }),
+      // ioredis with its retries: the ping neither resolves nor rejects while Redis is down.
+      redis: { ping: () => new Promise(() => {}) },
+      logger: false,
+    });
+    try {
+      await hung.ready();
+      const res = await hung.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(res.statusCode, 503);
+      assert.deepEqual(res.json().checks, { database: 'ok', queue: 'ok', storage: 'ok', redis: 'unreachable' });
+    } finally {
+      await hung.close();
+    }
+  });
+
   test('GET /metrics serves request latency labelled by route pattern, never by raw URL', async () => {
     await t.app.inject({ method: 'GET', url: '/v1/users', headers: t.owner.headers });
     await t.app.inject({ method: 'GET', url: '/avatars/123456.svg?s=wrong' });

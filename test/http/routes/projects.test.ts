@@ -226,7 +226,7 @@ describe('GET /v1/projects', () => {
     assert.deepEqual((await h.list('', stranger.headers)).json().response, {
       totalCount: 0,
       nodes: [],
-      pageInfo: { hasNextPage: false, endCursor: null },
+      pageInfo: { hasNextPage: false, endCursor: '' },
     });
   });
 

@@ -96,7 +96,7 @@ describe('GET /v1/users', () => {
     assert.equal(both.totalCount, 3);
 
     const none = (await list('?keyword=nobody-has-this')).json().response;
-    assert.deepEqual(none, { totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
+    assert.deepEqual(none, { totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, endCursor: '' } });
   });
 
   test('keyword treats LIKE wildcards as plain characters', async () => {

@@ -322,7 +322,7 @@ describe('webhook deliveries routes', () => {
         sorted.slice(3),
       );
       const none = await list(team, '?webhookId=999999');
-      assert.deepEqual(none, { totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
+      assert.deepEqual(none, { totalCount: 0, nodes: [], pageInfo: { hasNextPage: false, endCursor: '' } });
     });
 
     test('a cursor of another query or one not issued by the API is 400 INVALID_CURSOR; bad filters are 400', async () => {

@@ -482,7 +482,8 @@ describe('fetching media', () => {
   }, async () => {
     await rejectsWith(
       local().fetch(`${server.origin}/fake.mp4`),
-      /fake\.mp4: cannot be read as an MP4 video: .*moov atom not found/,
+      // In the user's words, without ffprobe's demuxer names and heap addresses (issue 15).
+      /fake\.mp4: cannot be read as an MP4 video: the file is incomplete: it ends before its index/,
     );
   });
 

@@ -185,7 +185,7 @@ describe('keyset pagination on GET /v1/users', () => {
       all.nodes.map((n) => n.id),
       expectedOrder(rows, 'CREATED_AT', 'DESC'),
     );
-    const { ids } = await walk('x=1', 4, rows.length);
+    const { ids } = await walk('', 4, rows.length);
     assert.deepEqual(ids, expectedOrder(rows, 'CREATED_AT', 'DESC'));
   });
 

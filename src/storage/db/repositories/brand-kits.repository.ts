@@ -90,10 +90,10 @@ export function createBrandKitRepository(db: Kysely<Database>) {
       return fromStored(row);
     },
 
-    async rename(teamId: number, id: number, name: string): Promise<void> {
+    async rename(teamId: number, id: number, name: string, typography?: TypographyEntry[]): Promise<void> {
       await db
         .updateTable('brand_kits')
-        .set({ name, updated_at: now() })
+        .set({ name, updated_at: now(), ...(typography ? { typography: JSON.stringify(typography) } : {}) })
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();

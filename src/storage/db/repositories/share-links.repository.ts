@@ -25,10 +25,12 @@ export function createShareLinkRepository(db: Kysely<Database>) {
     },
 
     /** The current document and revision of the design a stable link plays; undefined once it is deleted. */
-    async designOf(hash: string): Promise<{ document: string; revision: number; name: string } | undefined> {
+    async designOf(
+      hash: string,
+    ): Promise<{ document: string; revision: number; name: string; team_id: number; project_id: number } | undefined> {
       return db
         .selectFrom('designs')
-        .select(['document', 'revision', 'name'])
+        .select(['document', 'revision', 'name', 'team_id', 'project_id'])
         .where('hash', '=', hash)
         .executeTakeFirst();
     },
