@@ -9,6 +9,7 @@ import { benchFairness } from './fairness.bench.js';
 import { benchFonts } from './fonts.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
+import { benchPreflight } from './preflight.bench.js';
 import { benchRender } from './render.bench.js';
 import { benchRenderUrl } from './render-url.bench.js';
 import { benchScale } from './scale.bench.js';
@@ -22,6 +23,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   fonts: benchFonts,
   html5: benchHtml5,
   motion: benchMotion,
+  preflight: benchPreflight,
   render: benchRender,
   'render-url': benchRenderUrl,
   scale: benchScale,

@@ -7,6 +7,7 @@ import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
 import { html } from './formats/html5/index.js';
 import type { RenderPool } from './formats/pool.js';
+import { PREFLIGHT_FETCH_TIMEOUT_MS } from './formats/preflight/variant.js';
 import { jsonBodyParser } from './http/json-body.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { clientErrors, errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
@@ -29,6 +30,7 @@ import { exportsRoutes } from './http/routes/exports.js';
 import { filesRoutes } from './http/routes/files.js';
 import { foldersRoutes } from './http/routes/folders.js';
 import { healthRoutes } from './http/routes/health.js';
+import { preflightRoutes } from './http/routes/preflight.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
 import { renderUrlsRoutes } from './http/routes/render-urls.js';
@@ -61,6 +63,7 @@ import { createDesignVersionService } from './services/design-version.service.js
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
 import { createFontService } from './services/font.service.js';
+import { createPreflightService } from './services/preflight.service.js';
 import { createProjectService } from './services/project.service.js';
 import { createRenderGate } from './services/render-gate.js';
 import { createRenderUrlService } from './services/render-url.service.js';
@@ -363,6 +366,14 @@ async function serveApi(
     designs,
   });
   templatesRoutes(app, { designs, fonts });
+  preflightRoutes(app, {
+    preflight: createPreflightService({
+      designs,
+      fonts: catalogueFonts,
+      // Its own fetcher: preflight's short timeout, and a cache that makes a second check of a source free.
+      fetcher: createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, timeoutMs: PREFLIGHT_FETCH_TIMEOUT_MS }),
+    }),
+  });
   designVersionsRoutes(app, {
     versions: createDesignVersionService({
       db: db.kysely,

@@ -93,6 +93,11 @@ export const ERROR_CATALOGUE = {
     description:
       'An HTML5 package breaks a blocking packaging rule of its ad network (adnetworks.md); the message names the rules.',
   },
+  PREFLIGHT_FAILED: {
+    status: 422,
+    description:
+      'Preflight found errors in the file and `exportSettings.preflight` is `fail`: the file was not made (an export errorLog code; its findings are listed on the creative).',
+  },
   NOT_IMPLEMENTED: {
     status: 501,
     description: 'The route is declared in the contract but not served by this version.',
@@ -111,6 +116,8 @@ export const EXPORT_FAILURE_CODES = {
   RENDER_TIMEOUT: 'Rendering the file took longer than its budget (60 s for stills, 10 min for video; configurable).',
   RENDER_CRASHED: 'Rendering the file crashed the render worker three times in a row.',
   STORAGE_FAILED: 'The file was rendered but could not be stored, three times in a row.',
+  PREFLIGHT_FAILED:
+    'Preflight found errors in the file (exportSettings.preflight: fail), so it was not rendered; the creative lists the findings.',
   EXPORT_FAILED: 'The code of an errorLog whose failures have different codes, or of an export that could not finish.',
 } as const satisfies Record<string, string>;
 

@@ -19,6 +19,8 @@ const USAGE = `usage: placard <command>
   admin create-credential --email E [--team-id T]
   render <document.json> --format F --out P [options]
                                           render a design document locally, no server (render --help)
+  preflight <document.json> [options]     check a design document for overflow, missing glyphs, low resolution,
+                                          contrast; exit 1 on errors (preflight --help)
 
 Configuration comes from the environment (PORT, HOST, PLACARD_DATA_DIR, DATABASE_URL, ...; see README).`;
 
@@ -142,6 +144,14 @@ export async function main(argv: string[]) {
         return process.exit(
           await runRender(rest, { allowPrivateUrls: config.allowPrivateUrls, ffmpegPath: config.ffmpegPath }),
         );
+      }
+      case 'preflight': {
+        const { PREFLIGHT_USAGE, runPreflight } = await import('./cli/preflight.js');
+        if (rest.includes('--help') || rest.includes('-h')) {
+          process.stdout.write(`${PREFLIGHT_USAGE}\n`);
+          return;
+        }
+        return process.exit(await runPreflight(rest, { allowPrivateUrls: loadConfig().allowPrivateUrls }));
       }
       case 'worker':
         return await serve(true);

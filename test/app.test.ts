@@ -73,10 +73,11 @@ test('the api role builds the API and registers no job handler', async () => {
 });
 
 test('the all role builds both', async () => {
-  const { app, registered, routes } = await built('all');
+  const { app, registered } = await built('all');
   try {
     assert.deepEqual([...registered].sort(), [...JOB_KINDS].sort());
-    assert.match(routes, /\/v1\/templates/);
+    // hasRoute, not the printed tree: its shape changes as routes share prefixes.
+    assert.ok(app.hasRoute({ method: 'GET', url: '/v1/templates' }));
     assert.ok(app.hasRoute({ method: 'POST', url: '/v1/export-with-changes' }));
   } finally {
     await app.close();

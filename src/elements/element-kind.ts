@@ -2,8 +2,10 @@
 // and looked up only through registry.ts. The element-changes validator, the elements endpoint, the renderer and the
 // HTML5 packager all ask a kind instead of branching on `element.type`.
 import type { TObject } from 'typebox';
+import type { Placement } from '../render/fit.js';
 import type { HtmlContext } from '../render/html-types.js';
-import type { DrawContext } from '../render/types.js';
+import type { TextBox, TextLayout } from '../render/text/text-layout.js';
+import type { DrawContext, ResolvedAssets } from '../render/types.js';
 import type { BaseElement } from './common.js';
 
 /** The element-change attributes of SPEC §5; the HTTP schemas take their enum from here. */
@@ -48,6 +50,39 @@ export interface FontRef {
   fontVariant: string;
 }
 
+/** A block of text an element draws, laid out by the same code and with the same inputs as its `draw`. */
+export interface MeasuredText {
+  /** Where the text's box sits in the element's local coordinates (a button's label is inset). */
+  box: { x: number; y: number; width: number; height: number };
+  /** The layout input: the text, its size, its rules (autoFit, minFontSize, overflow). */
+  input: TextBox;
+  layout: TextLayout;
+  font: FontRef;
+  /** The colour the glyphs are painted in. */
+  color: string;
+}
+
+/** An image an element draws, placed in its box by the same code as its `draw`. */
+export interface MeasuredImage {
+  /** The asset key (ResolvedAssets.image) of the image. */
+  source: string;
+  /** The media URL behind it (for messages and SOURCE checks); null for inline SVG markup. */
+  url: string | null;
+  /** Vector images (SVG) stay sharp at any size: they are never low-resolution. */
+  vector: boolean;
+  /** The image's own pixels. */
+  width: number;
+  height: number;
+  /** The source rectangle drawn and where it lands in the element's box (render/fit.ts). */
+  placement: Placement;
+}
+
+/** What the element would draw, measured without drawing (preflight): its text blocks and its images. */
+export interface ElementMeasure {
+  texts: MeasuredText[];
+  images: MeasuredImage[];
+}
+
 export interface ElementKind<E extends BaseElement = BaseElement> {
   readonly type: E['type'];
   /** The TypeBox schema of one element of this type (additionalProperties: false). */
@@ -62,6 +97,12 @@ export interface ElementKind<E extends BaseElement = BaseElement> {
   fontOf?(element: E): FontRef;
   /** The image sources (URLs or inline SVG markup) the element draws; the pipeline resolves them before drawing. */
   imagesOf?(element: E): string[];
+  /**
+   * The text and images `draw` would paint, from the same layout and placement code, without painting (preflight).
+   * `assets` holds the images resolved for the frame; an image that did not resolve is left out. Absent: nothing to
+   * measure (shapes).
+   */
+  measure?(element: E, assets: ResolvedAssets): ElementMeasure;
   /** Draws the element in local coordinates (see DrawContext). Optional until each kind's renderer lands. */
   draw?(element: E, dc: DrawContext): void;
   /**

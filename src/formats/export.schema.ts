@@ -5,7 +5,8 @@ import { type Static, Type } from 'typebox';
 import { DesignHash, ElementsChanges, GeneralChanges, SizeHash } from '../domain/changes.schema.js';
 import { Id, Nullable } from '../domain/schema-primitives.js';
 import type { OutputFormat } from './output-format.js';
-import { type AnyFormatSettings, EXPORT_TYPES, FORMAT_SETTINGS_PROPERTIES } from './registry.js';
+import { Finding } from './preflight/finding.js';
+import { type AnyFormatSettings, EXPORT_TYPES, FORMAT_SETTINGS_PROPERTIES, sharedDefaults } from './registry.js';
 
 /** `png` → `[Pp][Nn][Gg]`: JSON Schema patterns have no case-insensitive flag. */
 const anyCase = (word: string) => [...word].map((c) => (/[a-z]/.test(c) ? `[${c.toUpperCase()}${c}]` : c)).join('');
@@ -114,7 +115,13 @@ const Html5Extras = {
   warnings: Type.Optional(
     Type.Array(Type.String(), {
       description:
-        "Extension (HTML5): advice of the ad network's package validator, e.g. 'weight: zip is 170 KB, Google Ads allows 150 KB'",
+        "Extension: advice about the file — the HTML5 package validator's ('weight: zip is 170 KB, Google Ads allows 150 KB') and each preflight finding's sentence ('TEXT_OVERFLOW: …')",
+    }),
+  ),
+  findings: Type.Optional(
+    Type.Array(Finding, {
+      description:
+        'Extension: what preflight found for this file (docs/preflight.md); absent when nothing, or exportSettings.preflight is off',
     }),
   ),
   fallbackUrl: Type.Optional(
@@ -209,5 +216,9 @@ export type RenderSettings = Record<string, unknown> & { allowedSizeHashesOnly: 
 /** SPEC §6: a setting that does not apply to the type is ignored (dropped here), the others get their defaults. */
 export function settingsFor(format: OutputFormat<string, never, unknown>, given: ExportSettings = {}): RenderSettings {
   const sizes = given.allowedSizeHashesOnly ? [...new Set(given.allowedSizeHashesOnly)].sort() : null;
-  return { ...(format.defaults(given as never) as Record<string, unknown>), allowedSizeHashesOnly: sizes };
+  return {
+    ...(format.defaults(given as never) as Record<string, unknown>),
+    ...sharedDefaults(given),
+    allowedSizeHashesOnly: sizes,
+  };
 }

@@ -6,6 +6,10 @@ import { Type } from 'typebox';
 import type { DesignDocument, DesignSize } from '../domain/design.schema.js';
 import type { AssetFetcher } from '../render/media/assets.js';
 import type { BrandFamily } from '../render/text/brand-fonts.js';
+import type { Finding } from './preflight/finding.js';
+
+/** What preflight does in an export (exportSettings.preflight): nothing, report, or refuse a file with errors. */
+export type PreflightMode = 'off' | 'warn' | 'fail';
 
 /** What a render thread (or the CLI, in process) lends a format's render. */
 export interface RenderContext {
@@ -32,6 +36,8 @@ export interface RenderJobBase {
   fileStem?: string;
   /** Team brand fonts the document names by their internal names (render/text/brand-fonts.ts). */
   brandFamilies?: BrandFamily[];
+  /** Exports: run preflight on the render thread before the render (absent or `off`: not at all). */
+  preflight?: { mode: PreflightMode; sizeHash: string };
   /**
    * Whole-download budget of each media fetch, shorter than the 15 s of SPEC §9 (render URLs answer while a person or
    * a mail client waits). Default: the thread's fetcher and its budget.
@@ -48,6 +54,8 @@ export interface RenderResult {
   warnings?: string[];
   /** A second file delivered beside this one (the backup JPG some networks want outside an HTML5 zip). */
   backup?: Uint8Array | null;
+  /** Findings the format makes from its own file (HTML5_WEIGHT from the package made). */
+  findings?: Finding[];
 }
 
 export interface OutputFormat<T extends string = string, S extends TObject = TObject, R = unknown> {
@@ -83,6 +91,19 @@ export interface OutputFormat<T extends string = string, S extends TObject = TOb
    * UNPROCESSABLE. The API runs them before it creates anything and `placard render` before it writes anything.
    */
   check(size: DesignSize, settings: R): void;
+  /** Output pixels per design pixel of the file (exportSettings.scale); preflight judges image resolution by it. */
+  outputScale?(settings: R): number;
+  /**
+   * Checks of the format's own that preflight adds per size when no file is made (POST …/preflight, the CLI): HTML5
+   * packages and weighs the package. In an export, `render` returns them with the file instead.
+   */
+  preflight?(
+    document: DesignDocument,
+    sizeIndex: number,
+    about: Pick<Finding, 'sizeHash' | 'sizeName'>,
+    settings: R,
+    fetcher: AssetFetcher,
+  ): Promise<Finding[]>;
   /** Makes the file; runs on a render thread (or in the CLI's process). */
   render(job: FormatJob<T, R>, context: RenderContext): Promise<RenderResult>;
 }

@@ -38,6 +38,11 @@ export interface FrameOptions {
   skipRejectedSources?: boolean;
   /** Animated renders: the current frame of each video element (DrawContext.videoFrame). */
   videoFrame?: DrawContext['videoFrame'];
+  /**
+   * Preflight's measuring pass: called instead of drawing each element, with the context already placed for it and a
+   * function that draws an element (this one, or a variant of it) there. Default: the element is drawn.
+   */
+  inspect?: (element: BaseElement, ctx: SKRSContext2D, draw: (variant: BaseElement) => void) => void;
 }
 
 export interface RenderedFrame {
@@ -128,7 +133,7 @@ export function drawFrame(
   size: DesignSize,
   slide: Slide,
   assets: ResolvedAssets,
-  options: Pick<FrameOptions, 'time' | 'scale' | 'output' | 'videoFrame'> = {},
+  options: Pick<FrameOptions, 'time' | 'scale' | 'output' | 'videoFrame' | 'inspect'> = {},
 ): void {
   const dc: DrawContext = {
     ctx,
@@ -165,7 +170,8 @@ export function drawFrame(
     }
     ctx.globalAlpha *= opacity;
     if (motion.blur > 0) ctx.filter = `blur(${motion.blur * devicePerPx}px)`;
-    kind.draw(element, dc);
+    if (options.inspect) options.inspect(element, ctx, (variant) => kind.draw?.(variant, dc));
+    else kind.draw(element, dc);
     ctx.restore();
   }
   ctx.restore();

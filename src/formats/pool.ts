@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
+import type { Finding } from './preflight/finding.js';
 import { createThreadGate } from './thread-gate.js';
 import type { RenderJob, RenderOutcome, RenderWorkerData } from './worker.js';
 
@@ -72,6 +73,15 @@ export interface RenderedFiles {
   warnings: string[];
   /** The backup image to deliver beside the file (HTML5 packages for networks that want it outside the zip). */
   backup: Uint8Array | null;
+  /** What preflight found (exports run it on the render thread before the render). */
+  findings?: Finding[];
+}
+
+const FINDINGS = Symbol('findings');
+
+/** The findings a failed render carried (PREFLIGHT_FAILED lists why; other failures may carry some too). */
+export function findingsOf(error: AppError): Finding[] | undefined {
+  return (error as AppError & { [FINDINGS]?: Finding[] })[FINDINGS];
 }
 
 export function workerFile(): string {
@@ -114,8 +124,17 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       } finally {
         release();
       }
-      if (outcome.ok) return { bytes: outcome.bytes, warnings: outcome.warnings ?? [], backup: outcome.backup ?? null };
-      throw new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
+      if (outcome.ok) {
+        return {
+          bytes: outcome.bytes,
+          warnings: outcome.warnings ?? [],
+          backup: outcome.backup ?? null,
+          findings: outcome.findings ?? [],
+        };
+      }
+      const error = new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
+      if (outcome.findings?.length) Object.assign(error, { [FINDINGS]: outcome.findings });
+      throw error;
     },
     queued: () => gate.waiting() + piscina.queueSize,
     // destroy() terminates the threads; close({ force }) rejects the tasks but waits (30 s) for a thread whose render

@@ -6,7 +6,7 @@ import { avif } from './avif/index.js';
 import { gif } from './gif/index.js';
 import { html } from './html5/index.js';
 import { mp4 } from './mp4/index.js';
-import type { FormatJob, OutputFormat } from './output-format.js';
+import type { FormatJob, OutputFormat, PreflightMode } from './output-format.js';
 import { pdf } from './pdf/index.js';
 import { jpg, png, webp } from './raster/index.js';
 
@@ -54,10 +54,28 @@ export function renderJob(job: RenderJob, context: Parameters<AnyFormat['render'
 
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
 
+/**
+ * Settings every format has, composed into the export request once (not by each format): what preflight does with the
+ * file (issue 20, docs/preflight.md).
+ */
+export const SHARED_SETTINGS = Type.Object({
+  preflight: Type.Optional(
+    Type.Enum(['off', 'warn', 'fail'], {
+      description:
+        'Every type: off (no checks), warn (default: each creative lists its findings), fail (a file with an error finding is not made; it fails with PREFLIGHT_FAILED)',
+    }),
+  ),
+});
+
+/** The shared settings with their defaults, stored with the export beside the format's own. */
+export function sharedDefaults(given: { preflight?: PreflightMode }): { preflight: PreflightMode } {
+  return { preflight: given.preflight ?? 'warn' };
+}
+
 /** Every format's settings properties, one schema per name: a name shared by formats (quality, scale) is described once
  * per format and must have the same rule in each. */
 function composeSettings(): Record<string, TSchema> {
-  const properties: Record<string, TSchema> = {};
+  const properties: Record<string, TSchema> = { ...(SHARED_SETTINGS.properties as Record<string, TSchema>) };
   for (const format of FORMATS) {
     for (const [name, schema] of Object.entries(format.settings.properties as Record<string, TSchema>)) {
       const known = properties[name];
@@ -81,7 +99,8 @@ function composeSettings(): Record<string, TSchema> {
 export const FORMAT_SETTINGS_PROPERTIES = composeSettings();
 
 /** Any format's settings, as a request may give them. */
-export type AnyFormatSettings = Partial<UnionToIntersection<Static<AnyFormat['settings']>>>;
+export type AnyFormatSettings = Partial<UnionToIntersection<Static<AnyFormat['settings']>>> &
+  Static<typeof SHARED_SETTINGS>;
 
 /** The exportSettings schema of one format alone (the CLI validates its flags with it). */
 export function settingsSchemaOf(type: string) {

@@ -1,8 +1,11 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
-import { requireEmbeddable, useBrandFamilies } from '../render/text/brand-fonts.js';
+// Aliased: not a React hook, whatever its name says to the linter.
+import { useBrandFamilies as registerBrandFamilies, requireEmbeddable } from '../render/text/brand-fonts.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
+import { type Finding, sortFindings } from './preflight/finding.js';
+import { preflightSize } from './preflight/preflight.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
 import { formatOf, type RenderJob, renderJob } from './registry.js';
 
@@ -10,8 +13,8 @@ export type { RenderJob } from './registry.js';
 
 /** What a worker answers: the file, or the AppError to raise again on the calling thread. */
 export type RenderOutcome =
-  | { ok: true; bytes: Uint8Array; warnings?: string[]; backup?: Uint8Array | null }
-  | { ok: false; code: ErrorCode; message: string; details?: ErrorDetail[] };
+  | { ok: true; bytes: Uint8Array; warnings?: string[]; backup?: Uint8Array | null; findings?: Finding[] }
+  | { ok: false; code: ErrorCode; message: string; details?: ErrorDetail[]; findings?: Finding[] };
 
 /** Set by pool.ts when it starts the threads. */
 export interface RenderWorkerData {
@@ -50,21 +53,64 @@ function progressReporter(id: string | undefined): ((done: number, total: number
   };
 }
 
+/** PREFLIGHT_FAILED for a file whose findings include errors, listing them. */
+function refused(findings: Finding[]): RenderOutcome {
+  const errors = findings.filter((f) => f.severity === 'error');
+  return {
+    ok: false,
+    code: 'PREFLIGHT_FAILED',
+    message: `preflight found ${errors.length} error${errors.length === 1 ? '' : 's'} (exportSettings.preflight is fail): ${errors.map((f) => `${f.code}: ${f.message}`).join('; ')}`,
+    findings,
+  };
+}
+
+/**
+ * Preflight of the file about to be made (issue 20): its size, and its slide when the format makes one file per slide,
+ * at the format's output scale. On this thread, before the render, so the layouts and images it measures are the ones
+ * the render then draws from this thread's caches.
+ */
+async function preflightOf(job: RenderJob): Promise<Finding[]> {
+  if (!job.preflight || job.preflight.mode === 'off') return [];
+  const format = formatOf(job.format);
+  const sizeHashes: string[] = [];
+  sizeHashes[job.sizeIndex] = job.preflight.sizeHash;
+  return preflightSize(job.document, job.sizeIndex, {
+    fetcher: renderFetcher(),
+    scale: format.outputScale?.(job.settings as never) ?? 1,
+    slides: format.files === 'perSlide' ? [job.slideIndex] : undefined,
+    sizeHashes,
+  });
+}
+
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
+  let findings: Finding[] = [];
   try {
-    // biome-ignore lint/correctness/useHookAtTopLevel: not a React hook; it sets the brand fonts of this thread for this job.
-    useBrandFamilies(job.brandFamilies);
+    registerBrandFamilies(job.brandFamilies);
     const { embedsFonts } = formatOf(job.format);
     if (embedsFonts) requireEmbeddable(job.brandFamilies, embedsFonts);
-    const { bytes, warnings, backup } = await renderJob(job, {
+    // After the brand fonts: they are part of the font chain preflight measures.
+    findings = await preflightOf(job);
+    const fail = job.preflight?.mode === 'fail';
+    if (fail && findings.some((f) => f.severity === 'error')) return refused(findings);
+    const result = await renderJob(job, {
       fetcher: job.fetchTimeoutMs === undefined ? renderFetcher() : budgetFetcher(job.fetchTimeoutMs),
       ffmpegPath: data.ffmpegPath,
       onProgress: progressReporter(job.progressId),
     });
-    return { ok: true, bytes, warnings, backup };
+    findings = [...findings, ...(result.findings ?? [])];
+    // A finding only the made file shows (HTML5_WEIGHT): the file exists, but `fail` still refuses to deliver it.
+    if (fail && findings.some((f) => f.severity === 'error')) return refused(findings);
+    const { bytes, warnings, backup } = result;
+    return { ok: true, bytes, warnings, backup, findings: sortFindings(findings) };
   } catch (error) {
     if (error instanceof AppError) {
-      return { ok: false, code: error.code, message: error.message, details: error.details };
+      return {
+        ok: false,
+        code: error.code,
+        message: error.message,
+        details: error.details,
+        findings: findings.length ? findings : undefined,
+      };
     }
     throw error;
   }

@@ -2,6 +2,7 @@
 // single-size design, one set entry with a zip for a design set. Download links are signed afresh on every call.
 import type { Static } from 'typebox';
 import type { Export, ExportErrorLog } from '../formats/export.schema.js';
+import type { Finding } from '../formats/preflight/finding.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { CreativeRow, ExportRow } from '../storage/db/repositories/exports.repository.js';
 
@@ -49,6 +50,7 @@ export async function presentExport(row: ExportRow, creatives: CreativeRow[], li
   /** HTML5 extensions: the validator's advice and the backup beside the zip, only where there are some. */
   const html5 = (c: CreativeRow, i: number) => ({
     ...(c.warnings ? { warnings: JSON.parse(c.warnings) as string[] } : {}),
+    ...(c.findings ? { findings: JSON.parse(c.findings) as Finding[] } : {}),
     ...(fallbackUrls[i] ? { fallbackUrl: fallbackUrls[i] } : {}),
   });
   const urls = await Promise.all(

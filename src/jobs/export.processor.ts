@@ -20,7 +20,9 @@ import { AppError } from '../errors.js';
 import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
 import type { RenderSettings } from '../formats/export.schema.js';
-import { type RenderCallOptions, type RenderPool, RenderTimeoutError } from '../formats/pool.js';
+import type { PreflightMode } from '../formats/output-format.js';
+import { findingsOf, type RenderCallOptions, type RenderPool, RenderTimeoutError } from '../formats/pool.js';
+import type { Finding } from '../formats/preflight/finding.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
 import { formatOf, type RenderJob } from '../formats/registry.js';
 import type { BrandFontPreparer } from '../render/text/brand-fonts.js';
@@ -155,11 +157,21 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     run: RenderCallOptions,
     prepared: Awaited<ReturnType<typeof prepareFonts>>,
   ): Promise<
-    | { bytes: Uint8Array; file?: undefined; warnings?: string[]; backup?: Uint8Array | null }
-    | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined }
+    | {
+        bytes: Uint8Array;
+        file?: undefined;
+        warnings?: string[];
+        backup?: Uint8Array | null;
+        findings?: Finding[];
+      }
+    | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined; findings?: Finding[] }
   > {
     const format = formatOf(row.format);
-    const { allowedSizeHashesOnly: _sizes, ...settings } = JSON.parse(row.settings) as RenderSettings;
+    const {
+      allowedSizeHashesOnly: _sizes,
+      preflight = 'warn',
+      ...settings
+    } = JSON.parse(row.settings) as RenderSettings & { preflight?: PreflightMode };
     const job = {
       document: prepared.document as DesignDocument,
       brandFamilies: prepared.brandFamilies,
@@ -169,17 +181,18 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       settings,
       progressId: creative.id,
       fileStem: creative.file_name.slice(0, -(format.extension.length + 1)),
+      preflight: { mode: preflight, sizeHash: creative.size_hash },
     } as RenderJob;
     if (!format.writesFile) return pool.renderFiles(job, run);
     // Written to a file by the render thread and streamed from there: a 60 s story is never held in memory.
     const file = path.join(os.tmpdir(), `placard-${creative.id}-${randomBytes(4).toString('hex')}.${format.extension}`);
     try {
-      await pool.render({ ...job, out: file }, run);
+      const { findings } = await pool.renderFiles({ ...job, out: file }, run);
+      return { file, findings };
     } catch (error) {
       await fs.promises.rm(file, { force: true });
       throw error;
     }
-    return { file };
   }
 
   async function renderCreative(job: Job<'export.creative'>): Promise<void> {
@@ -202,7 +215,13 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
       if (error instanceof AppError) {
-        await repo.settleCreative(creativeId, { status: 'failed', code: error.code, message: error.message, renderMs });
+        await repo.settleCreative(creativeId, {
+          status: 'failed',
+          code: error.code,
+          message: error.message,
+          renderMs,
+          findings: findingsOf(error),
+        });
       } else if (error instanceof RenderTimeoutError) {
         await repo.settleCreative(creativeId, {
           status: 'failed',
@@ -239,7 +258,13 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       blobKey: key,
       bytes: size,
       renderMs,
-      warnings: fontWarnings.length > 0 ? [...fontWarnings, ...(output.warnings ?? [])] : output.warnings,
+      // Each finding's sentence joins the brand-font and HTML5 validator advice; the findings stay machine-readable.
+      warnings: [
+        ...fontWarnings,
+        ...(output.warnings ?? []),
+        ...(output.findings ?? []).map((f) => `${f.code}: ${f.message}`),
+      ],
+      findings: output.findings,
       fallbackKey,
     });
     // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.

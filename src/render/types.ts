@@ -6,6 +6,8 @@ import type { Canvas, Image, SKRSContext2D } from '@napi-rs/canvas';
 export interface ResolvedAssets {
   /** The decoded image of a source (an http(s) URL, or inline SVG markup); undefined when it could not be resolved. */
   image(src: string): Image | undefined;
+  /** Whether the image of a source was drawn from vectors (SVG), which stay sharp at any size. Default: false. */
+  vector?(src: string): boolean;
 }
 
 export interface DrawContext {

@@ -5,9 +5,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Actor } from '../domain/actor.js';
 import { ADMIN, OWNER, roleById } from '../domain/permissions.js';
 import { AppError } from '../errors.js';
-import type { Actor } from '../http/types.js';
 import { now } from '../storage/db/database.js';
 import type { Database } from '../storage/db/schema.js';
 import { DECOY_HASH, hashSecret, verifySecret } from './secret-hash.js';

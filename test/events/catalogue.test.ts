@@ -22,6 +22,8 @@ describe('webhook action catalogue', () => {
         [12, 'designVersion/create'],
         [13, 'brandkit/fontAdded'],
         [14, 'brandkit/fontRemoved'],
+        [15, 'shareLink/comment'],
+        [16, 'shareLink/review'],
       ],
     );
   });

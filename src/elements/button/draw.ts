@@ -4,6 +4,7 @@
 import { fillStyleOf } from '../../render/paint.js';
 import { layoutWithFonts, paintTextLayout, textBoxOf } from '../../render/text/text-paint.js';
 import type { DrawContext } from '../../render/types.js';
+import type { ElementMeasure } from '../element-kind.js';
 import { fontOfStyled } from '../text-style.js';
 import type { ButtonElement } from './schema.js';
 
@@ -34,12 +35,34 @@ export function drawButton(element: ButtonElement, dc: DrawContext): void {
     ctx.stroke();
   }
   const inner = labelBox(element);
-  const box = textBoxOf(
+  ctx.translate(inner.x, inner.y);
+  paintTextLayout(ctx, layoutWithFonts(labelInput(element), fontOfStyled(element)), element.color ?? '#000000', inner);
+  ctx.restore();
+}
+
+function labelInput(element: ButtonElement) {
+  const inner = labelBox(element);
+  return textBoxOf(
     element,
     { text: element.label ?? '', markdown: false, width: inner.width, height: inner.height },
     { align: 'center', verticalAlign: 'middle', fontSize: 14 },
   );
-  ctx.translate(inner.x, inner.y);
-  paintTextLayout(ctx, layoutWithFonts(box, fontOfStyled(element)), element.color ?? '#000000', inner);
-  ctx.restore();
+}
+
+/** The label as `drawButton` lays it out, for preflight. */
+export function measureButton(element: ButtonElement): ElementMeasure {
+  const input = labelInput(element);
+  const font = fontOfStyled(element);
+  return {
+    texts: [
+      {
+        box: labelBox(element),
+        input,
+        layout: layoutWithFonts(input, font),
+        font,
+        color: element.color ?? '#000000',
+      },
+    ],
+    images: [],
+  };
 }

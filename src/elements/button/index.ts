@@ -2,7 +2,7 @@
 
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { applyTextStyleChange, fontOfStyled } from '../text-style.js';
-import { drawButton } from './draw.js';
+import { drawButton, measureButton } from './draw.js';
 import { buttonToHtml } from './html.js';
 import { ButtonElement } from './schema.js';
 
@@ -21,6 +21,7 @@ export const buttonKind: ElementKind<ButtonElement> = {
   },
   editableValue: (element) => element.label ?? '',
   fontOf: fontOfStyled,
+  measure: measureButton,
   draw: drawButton,
   toHtml: buttonToHtml,
 };

@@ -1,7 +1,7 @@
 // The code kind: CODE replaces the embed.
 
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
-import { drawCode, imagesOfCode } from './draw.js';
+import { drawCode, imagesOfCode, measureCode } from './draw.js';
 import { codeToHtml } from './html.js';
 import { CodeElement } from './schema.js';
 
@@ -15,6 +15,7 @@ export const codeKind: ElementKind<CodeElement> = {
   },
   editableValue: (element) => element.html ?? '',
   imagesOf: imagesOfCode,
+  measure: measureCode,
   draw: drawCode,
   toHtml: codeToHtml,
 };

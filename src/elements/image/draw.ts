@@ -2,11 +2,17 @@
 // resolve never reaches here — that fails the render with SOURCE_REJECTED — so a missing image only means a kind asked
 // for something the pipeline was not told about, and nothing is drawn.
 import { drawFitted } from '../../render/fit.js';
-import type { DrawContext } from '../../render/types.js';
+import type { DrawContext, ResolvedAssets } from '../../render/types.js';
+import type { ElementMeasure } from '../element-kind.js';
+import { measureFitted } from '../measure-image.js';
 import type { ImageElement } from './schema.js';
 
 export function imagesOfImage(element: ImageElement): string[] {
   return [element.src];
+}
+
+export function measureImage(element: ImageElement, assets: ResolvedAssets): ElementMeasure {
+  return measureFitted(element.src, assets, element, element);
 }
 
 export function drawImage(element: ImageElement, dc: DrawContext): void {

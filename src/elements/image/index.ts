@@ -1,7 +1,7 @@
 // The image kind: its source can be swapped (SOURCE); fetching and checking the media is the asset stage's job.
 
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
-import { drawImage, imagesOfImage } from './draw.js';
+import { drawImage, imagesOfImage, measureImage } from './draw.js';
 import { imageToHtml } from './html.js';
 import { ImageElement } from './schema.js';
 
@@ -15,6 +15,7 @@ export const imageKind: ElementKind<ImageElement> = {
   },
   editableValue: (element) => element.src,
   imagesOf: imagesOfImage,
+  measure: measureImage,
   draw: drawImage,
   toHtml: imageToHtml,
 };

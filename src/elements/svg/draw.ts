@@ -3,11 +3,17 @@
 // the SVG as vectors, so it stays sharp at any export scale.
 import { drawFitted } from '../../render/fit.js';
 import { svgSource } from '../../render/media/image-source.js';
-import type { DrawContext } from '../../render/types.js';
+import type { DrawContext, ResolvedAssets } from '../../render/types.js';
+import type { ElementMeasure } from '../element-kind.js';
+import { measureFitted } from '../measure-image.js';
 import type { SvgElement } from './schema.js';
 
 export function imagesOfSvg(element: SvgElement): string[] {
   return [svgSource(element.src, element.colors)];
+}
+
+export function measureSvg(element: SvgElement, assets: ResolvedAssets): ElementMeasure {
+  return measureFitted(svgSource(element.src, element.colors), assets, element, { fit: 'contain' });
 }
 
 export function drawSvg(element: SvgElement, dc: DrawContext): void {

@@ -1,7 +1,7 @@
 // The svg kind: SVGCOLORS recolours it.
 
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
-import { drawSvg, imagesOfSvg } from './draw.js';
+import { drawSvg, imagesOfSvg, measureSvg } from './draw.js';
 import { svgToHtml } from './html.js';
 import { SvgElement } from './schema.js';
 
@@ -15,6 +15,7 @@ export const svgKind: ElementKind<SvgElement> = {
   },
   editableValue: (element) => element.src,
   imagesOf: imagesOfSvg,
+  measure: measureSvg,
   draw: drawSvg,
   toHtml: svgToHtml,
 };

@@ -2,7 +2,7 @@
 
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
 import { applyTextStyleChange, fontOfStyled } from '../text-style.js';
-import { drawText } from './draw.js';
+import { drawText, measureText } from './draw.js';
 import { textToHtml } from './html.js';
 import { TextElement } from './schema.js';
 
@@ -31,6 +31,7 @@ export const textKind: ElementKind<TextElement> = {
   },
   editableValue: (element) => element.text ?? '',
   fontOf: fontOfStyled,
+  measure: measureText,
   draw: drawText,
   toHtml: textToHtml,
 };

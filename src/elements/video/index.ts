@@ -1,7 +1,7 @@
 // The video kind: its source can be swapped (SOURCE).
 
 import { applyVisibility, type ElementKind, unsupportedChange } from '../element-kind.js';
-import { drawVideo, imagesOfVideo } from './draw.js';
+import { drawVideo, imagesOfVideo, measureVideo } from './draw.js';
 import { videoToHtml } from './html.js';
 import { VideoElement } from './schema.js';
 
@@ -15,6 +15,7 @@ export const videoKind: ElementKind<VideoElement> = {
   },
   editableValue: (element) => element.src,
   imagesOf: imagesOfVideo,
+  measure: measureVideo,
   draw: drawVideo,
   toHtml: videoToHtml,
 };

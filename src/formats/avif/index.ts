@@ -18,5 +18,6 @@ export const avif = defineFormat({
   budget: 'still',
   thumbnail: true,
   check: (size, settings) => checkScale(size, settings.scale),
+  outputScale: (settings) => settings.scale,
   render: (job, context) => renderStill(job, context, (canvas) => encodeAvif(canvas, job.settings.quality)),
 });

@@ -1,6 +1,7 @@
 // HTML5 (SPEC §6, issue 7): one zip per size, packaged for an ad network's rules.
 import { defineFormat } from '../output-format.js';
 import { packageHtml5 } from './package.js';
+import { html5WeightFindings, weightFindings } from './preflight.js';
 import { Html5SettingsSchema, resolveHtml5Settings } from './settings.js';
 
 const HTML_DEFAULTS = {
@@ -45,6 +46,17 @@ export const html = defineFormat({
       zipName: job.fileStem,
       fetcher: context.fetcher,
     });
-    return { bytes: pkg.zip, warnings: pkg.warnings, backup: pkg.backup };
+    const findings =
+      job.preflight && job.preflight.mode !== 'off'
+        ? weightFindings(
+            pkg,
+            job.document.sizes[job.sizeIndex]!,
+            { sizeHash: job.preflight.sizeHash, sizeName: job.document.sizes[job.sizeIndex]!.name },
+            job.settings,
+          )
+        : undefined;
+    return { bytes: pkg.zip, warnings: pkg.warnings, backup: pkg.backup, findings };
   },
+  preflight: (document, sizeIndex, about, settings, fetcher) =>
+    html5WeightFindings(document, sizeIndex, about, settings, fetcher),
 });

@@ -18,6 +18,7 @@ export const png = defineFormat({
   budget: 'still',
   thumbnail: true,
   check: (size, settings) => checkScale(size, settings.scale),
+  outputScale: (settings) => settings.scale,
   render: (job, context) => renderStill(job, context, encodePng),
 });
 
@@ -35,6 +36,7 @@ export const jpg = defineFormat({
   budget: 'still',
   thumbnail: true,
   check: (size, settings) => checkScale(size, settings.scale),
+  outputScale: (settings) => settings.scale,
   render: (job, context) => renderStill(job, context, (canvas) => encodeJpg(canvas, job.settings.quality)),
 });
 
@@ -52,5 +54,6 @@ export const webp = defineFormat({
   budget: 'still',
   thumbnail: true,
   check: (size, settings) => checkScale(size, settings.scale),
+  outputScale: (settings) => settings.scale,
   render: (job, context) => renderStill(job, context, (canvas) => encodeWebp(canvas, job.settings.quality)),
 });

@@ -41,6 +41,9 @@ export interface ImageCache {
 
 const NOTHING = Symbol('nothing');
 
+/** Images decoded from SVG markup (vectors): preflight never calls them low-resolution. */
+const vectors = new WeakSet<Image>();
+
 export function createImageCache(fetcher: AssetFetcher, options: ImageCacheOptions = {}): ImageCache {
   const cache = new LRUCache<string, Image | typeof NOTHING>({
     maxSize: options.maxBytes ?? 192 * 1024 * 1024,
@@ -57,7 +60,11 @@ export function createImageCache(fetcher: AssetFetcher, options: ImageCacheOptio
     }
   }
 
-  const decodeSvg = (source: string, markup: string) => decode(source, Buffer.from(withIntrinsicSize(markup)));
+  const decodeSvg = async (source: string, markup: string) => {
+    const image = await decode(source, Buffer.from(withIntrinsicSize(markup)));
+    vectors.add(image);
+    return image;
+  };
 
   /** Inline markup is checked by the same rule as fetched SVG files: no active content. */
   function inlineMarkup(src: string): string {
@@ -132,7 +139,13 @@ export function createImageCache(fetcher: AssetFetcher, options: ImageCacheOptio
         const image = images[i];
         if (image) bySource.set(source, image);
       });
-      return { image: (src) => bySource.get(src) };
+      return {
+        image: (src) => bySource.get(src),
+        vector: (src) => {
+          const image = bySource.get(src);
+          return image !== undefined && vectors.has(image);
+        },
+      };
     },
     size: () => cache.size,
     clear: () => cache.clear(),

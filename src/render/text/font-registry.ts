@@ -149,16 +149,26 @@ function codePointsOf(text: string): Set<number> {
   return points;
 }
 
+/** Which file of a stack draws which characters of a text, and what no file of the chain can draw. */
+export interface StackPlan {
+  face: ResolvedFace;
+  files: SubsetFile[];
+  /** Per family of the chain (the element's, then fallbacks), the code points its files draw. */
+  drawnBy: Map<string, number[]>;
+  /** Code points no font of the chain maps: they draw as the missing-glyph box (.notdef). */
+  missing: number[];
+}
+
 /**
- * The font stack for `text` drawn in `variant` of `family`, with every file it lists registered. Without `text`, every
- * subset of the family and of every fallback is listed (and registered). The family's first subset (latin for Latin
- * families) is always listed: it carries the line metrics and the ellipsis.
+ * The files a text needs, in the order Skia tries them: the element family's subsets, then only the fallback files
+ * that hold a character still missing. Without `text`, every subset of the family and of every fallback.
  */
-export function fontStack(family: string, variant: string, text?: string): FontStack {
+function planStack(family: string, variant: string, text?: string): StackPlan {
   const face = resolveFace(family, variant);
   const wanted = parseVariant(variant);
   const uncovered = text === undefined ? undefined : codePointsOf(text);
   const chosen: SubsetFile[] = [];
+  const drawnBy = new Map<string, number[]>();
   const take = (files: SubsetFile[], always: SubsetFile | undefined) => {
     for (const file of files) {
       if (!uncovered) {
@@ -171,6 +181,7 @@ export function fontStack(family: string, variant: string, text?: string): FontS
       chosen.push(file);
       // Skia takes a glyph from the first listed font that has it, so later fonts only matter for what is still missing.
       for (const codePoint of hits) uncovered.delete(codePoint);
+      if (hits.length > 0) drawnBy.set(file.family, [...(drawnBy.get(file.family) ?? []), ...hits]);
     }
   };
   const own = subsetFiles(face.fontFamily, face.variant);
@@ -183,11 +194,21 @@ export function fontStack(family: string, variant: string, text?: string): FontS
       .map(Number);
     take(subsetFiles(fallback, String(nearestWeight(wanted.weight, weights))), undefined);
   }
-  for (const file of chosen) register(file);
+  return { face, files: chosen, drawnBy, missing: uncovered ? [...uncovered].sort((a, b) => a - b) : [] };
+}
+
+/**
+ * The font stack for `text` drawn in `variant` of `family`, with every file it lists registered. Without `text`, every
+ * subset of the family and of every fallback is listed (and registered). The family's first subset (latin for Latin
+ * families) is always listed: it carries the line metrics and the ellipsis.
+ */
+export function fontStack(family: string, variant: string, text?: string): FontStack {
+  const plan = planStack(family, variant, text);
+  for (const file of plan.files) register(file);
   return {
-    weight: face.weight,
-    style: wanted.italic ? 'italic' : 'normal',
-    families: chosen.map((file) => file.alias),
+    weight: plan.face.weight,
+    style: parseVariant(variant).italic ? 'italic' : 'normal',
+    families: plan.files.map((file) => file.alias),
   };
 }
 
@@ -236,6 +257,49 @@ export function withBundledGlyphs(family: string, variant: string, text: string)
   if (missing.size === 0) return text;
   return Array.from(text, (char) => (missing.has(char) ? MISSING_GLYPH : char)).join('');
 }
+
+/**
+ * How the chain of `family` draws `text` (preflight): the same plan `fontStack` registers, without registering it.
+ * `drawnBy` names the family (the element's own, or a fallback) that draws each code point; `missing` lists the code
+ * points that draw as the missing-glyph box. Whitespace and default-ignorable characters (joiners, variation
+ * selectors) are not drawn and never count as missing.
+ */
+export function glyphCoverage(family: string, variant: string, text: string): GlyphCoverage {
+  const key = `${family}\u0000${variant}\u0000${text}`;
+  let coverage = coverages.get(key);
+  if (coverage) {
+    coverages.delete(key);
+  } else {
+    coverage = computeCoverage(family, variant, text);
+    if (coverages.size >= COVERAGE_CACHE_SIZE) coverages.delete(coverages.keys().next().value!);
+  }
+  coverages.set(key, coverage);
+  return coverage;
+}
+
+export interface GlyphCoverage {
+  fontFamily: string;
+  drawnBy: Map<string, number[]>;
+  missing: number[];
+}
+
+// Preflight asks for the same texts variant after variant (only the changed ones are new): per thread, least recently
+// used first out.
+const COVERAGE_CACHE_SIZE = 1024;
+const coverages = new Map<string, GlyphCoverage>();
+
+function computeCoverage(family: string, variant: string, text: string): GlyphCoverage {
+  const plan = planStack(family, variant, text);
+  const drawn = (codePoint: number) => !INVISIBLE.test(String.fromCodePoint(codePoint));
+  const drawnBy = new Map<string, number[]>();
+  for (const [name, points] of plan.drawnBy) {
+    const visible = points.filter(drawn);
+    if (visible.length > 0) drawnBy.set(name, visible);
+  }
+  return { fontFamily: plan.face.fontFamily, drawnBy, missing: plan.missing.filter(drawn) };
+}
+
+const INVISIBLE = /^[\s\p{Default_Ignorable_Code_Point}]$/u;
 
 /** The CSS font shorthand for a stack at `size` px, as ctx.font takes it. */
 export function cssFont(stack: FontStack, size: number): string {

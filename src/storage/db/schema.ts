@@ -358,6 +358,8 @@ export interface ExportCreativesTable {
   progress: ColumnType<number, number | undefined, number>;
   /** JSON array of the validator's advice (migration 0008); null when there is none. */
   warnings: ColumnType<string | null, string | null | undefined, string | null>;
+  /** JSON array of preflight findings (issue 20); null: none, or preflight off. */
+  findings: ColumnType<string | null, string | null | undefined, string | null>;
   /** The backup JPG delivered beside an HTML5 zip (migration 0008). */
   fallback_key: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;

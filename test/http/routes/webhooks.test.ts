@@ -162,7 +162,7 @@ describe('team webhooks', () => {
     const one = await create({ name: 'Hook', url: 'https://example.com/h', actions: [1, 99] });
     assert.equal(one.statusCode, 422);
     assert.equal(one.json().code, 'UNPROCESSABLE');
-    assert.match(one.json().error, /^actions: 99 is not a webhook action id; known ids are 1 to 14/);
+    assert.match(one.json().error, /^actions: 99 is not a webhook action id; known ids are 1 to 16/);
     assert.deepEqual(one.json().details, [
       { path: '/actions/1', in: 'body', message: '99 is not a webhook action id' },
     ]);

@@ -20,6 +20,7 @@ export type NewCreative = Omit<
   | 'error_code'
   | 'error_message'
   | 'warnings'
+  | 'findings'
   | 'fallback_key'
   | 'render_ms'
   | 'progress'
@@ -37,8 +38,10 @@ export type CreativeOutcome =
       warnings?: string[];
       /** HTML5: the backup JPG delivered beside the zip. */
       fallbackKey?: string | null;
+      /** What preflight found (formats/preflight/finding.ts), as plain JSON values. */
+      findings?: unknown[];
     }
-  | { status: 'failed'; code: ErrorCode | ExportFailureCode; message: string; renderMs?: number };
+  | { status: 'failed'; code: ErrorCode | ExportFailureCode; message: string; renderMs?: number; findings?: unknown[] };
 
 /** SQLite binds at most 32,766 variables per statement; creatives have 15 columns. */
 const CREATIVES_PER_INSERT = 1_000;
@@ -123,12 +126,14 @@ export function createExportRepository(db: Kysely<Database>) {
               render_ms: outcome.renderMs,
               warnings: outcome.warnings?.length ? JSON.stringify(outcome.warnings) : null,
               fallback_key: outcome.fallbackKey ?? null,
+              findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
             }
           : {
               status: 'failed',
               error_code: outcome.code,
               error_message: outcome.message,
               render_ms: outcome.renderMs ?? null,
+              findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
             };
       const result = await db
         .updateTable('export_creatives')
