@@ -12,6 +12,7 @@ import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchPreflight } from './preflight.bench.js';
 import { benchRender } from './render.bench.js';
+import { benchRenderUrl } from './render-url.bench.js';
 import { benchScale } from './scale.bench.js';
 import { benchStudio } from './studio.bench.js';
 
@@ -26,6 +27,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   motion: benchMotion,
   preflight: benchPreflight,
   render: benchRender,
+  'render-url': benchRenderUrl,
   scale: benchScale,
   studio: benchStudio,
 };

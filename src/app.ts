@@ -39,6 +39,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { preflightRoutes } from './http/routes/preflight.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
+import { renderUrlsRoutes } from './http/routes/render-urls.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { shareCommentsRoutes } from './http/routes/share-comments.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
@@ -51,6 +52,7 @@ import { validatorCompiler } from './http/validation.js';
 import { createExportProcessor } from './jobs/export.processor.js';
 import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
+import { createUrlGuard } from './net/url-guard.js';
 import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
 import { createFontFetcher, type FontFetcher } from './render/media/font-fetch.js';
 import { catalogueFonts } from './render/text/fonts.js';
@@ -69,6 +71,8 @@ import { createFolderService } from './services/folder.service.js';
 import { createFontService } from './services/font.service.js';
 import { createPreflightService } from './services/preflight.service.js';
 import { createProjectService } from './services/project.service.js';
+import { createRenderGate } from './services/render-gate.js';
+import { createRenderUrlService } from './services/render-url.service.js';
 import { createSessionService, type SessionService } from './services/session.service.js';
 import { createShareCommentService } from './services/share-comment.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
@@ -85,6 +89,7 @@ import { createDesignRepository } from './storage/db/repositories/designs.reposi
 import { createFolderRepository } from './storage/db/repositories/folders.repository.js';
 import { createMediaRepository } from './storage/db/repositories/media.repository.js';
 import { createProjectRepository } from './storage/db/repositories/projects.repository.js';
+import { createRenderUrlRepository } from './storage/db/repositories/render-urls.repository.js';
 import { createUserRepository } from './storage/db/repositories/users.repository.js';
 import { createWebhookRepository } from './storage/db/repositories/webhooks.repository.js';
 import type { ServerKeys } from './storage/secrets.js';
@@ -444,11 +449,39 @@ async function serveApi(
   adNetworksRoutes(app, {
     adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
   });
+  renderUrlsRoutes(app, { renderUrls: wireRenderUrls(app, deps, designs, metrics) });
   webhooksRoutes(app, {
     webhooks: createWebhookService({
       webhooks: createWebhookRepository(db.kysely),
       allowPrivateUrls: config.allowPrivateUrls,
     }),
     deliveries: createDeliveryService({ deliveries: createDeliveryRepository(db.kysely), webhookDeliveries }),
+  });
+}
+
+/** Render URLs (docs/render-urls.md): signed links answered with images, rendered on the threads exports use. */
+function wireRenderUrls(app: App, deps: AppDeps, designs: ReturnType<typeof createDesignService>, metrics: Metrics) {
+  const { config } = deps;
+  const threads = deps.renderPool.threads;
+  return createRenderUrlService({
+    repo: createRenderUrlRepository(deps.db.kysely),
+    designs,
+    keys: deps.keys,
+    blobs: deps.blobs,
+    render: (job, options) => deps.renderPool.render(job, options),
+    sourceGuard: createUrlGuard({ allowPrivateUrls: config.allowPrivateUrls }),
+    // Two renders per thread keep the threads busy while results travel; an export's render waits behind at most
+    // those (the pool is first come, first served), and one team never holds more than its share.
+    gate: createRenderGate({
+      total: threads * 2,
+      perTeam: Math.min(threads * 2, config.renderUrl.perTeamConcurrency),
+      queuePerTeam: 64,
+    }),
+    fonts: catalogueFonts,
+    settings: config.renderUrl,
+    publicUrl: config.publicUrl,
+    rateLimit: config.rateLimit.enabled ? (key) => deps.rateLimiter.hit('renderUrls', key) : undefined,
+    onOutcome: (outcome, source) => metrics.renderUrlRequests.inc({ outcome, source }),
+    log: app.log,
   });
 }

@@ -74,7 +74,28 @@ export interface Config {
      * only accepted exports, so fixing a request never locks its sender out (PLACARD_RATE_LIMIT_INVALID_EXPORTS).
      */
     invalidExports: number;
+    /** Render-URL renders (cache misses) per window and team; refused links per window and client address. */
+    renderUrls: number;
   };
+  /** Render URLs (`GET /r/…`, docs/render-urls.md). */
+  renderUrl: RenderUrlSettings;
+}
+
+export interface RenderUrlSettings {
+  /** `Cache-Control: max-age` of a link that follows the template (not a version). Default 300 s. */
+  maxAgeSeconds: number;
+  /** How long the previous secret keeps working after a rotation. Default 7 days. */
+  secretOverlapSeconds: number;
+  /** Bytes of rendered images kept in memory (the first cache tier; the BlobStore is the second). Default 64 MiB. */
+  memoryCacheBytes: number;
+  /** Largest output a link may ask for, in megapixels (the per-link render budget). Default 10. */
+  maxMegapixels: number;
+  /** Render-URL renders at once for one team (the render threads are shared with exports). Default: render threads. */
+  perTeamConcurrency: number;
+  /** Whole-render budget of one link, SOURCE fetches included. Default 10 s. */
+  renderTimeoutSeconds: number;
+  /** Budget of each SOURCE: its address check before the render, then its download on the render thread. Default 3 s. */
+  sourceTimeoutMs: number;
 }
 
 export interface S3Settings {
@@ -222,7 +243,29 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       windowSeconds: 10,
       exports: integer(env, 'PLACARD_RATE_LIMIT_EXPORTS', 15, 1, 1_000_000_000),
       other: integer(env, 'PLACARD_RATE_LIMIT_OTHER', 100, 1, 1_000_000_000),
+      renderUrls: integer(env, 'PLACARD_RATE_LIMIT_RENDER_URLS', 300, 1, 1_000_000_000),
       invalidExports: integer(env, 'PLACARD_RATE_LIMIT_INVALID_EXPORTS', 60, 1, 1_000_000_000),
+    },
+    renderUrl: {
+      maxAgeSeconds: integer(env, 'PLACARD_RENDER_URL_MAX_AGE_SECONDS', 300, 0, 365 * 24 * 3600),
+      secretOverlapSeconds: integer(
+        env,
+        'PLACARD_RENDER_URL_SECRET_OVERLAP_SECONDS',
+        7 * 24 * 3600,
+        0,
+        365 * 24 * 3600,
+      ),
+      memoryCacheBytes: integer(env, 'PLACARD_RENDER_URL_CACHE_MB', 64, 0, 1_000_000) * 1024 * 1024,
+      maxMegapixels: integer(env, 'PLACARD_RENDER_URL_MAX_MEGAPIXELS', 10, 1, 256),
+      perTeamConcurrency: integer(
+        env,
+        'PLACARD_RENDER_URL_TEAM_CONCURRENCY',
+        Math.max(1, os.availableParallelism()),
+        1,
+        1024,
+      ),
+      renderTimeoutSeconds: integer(env, 'PLACARD_RENDER_URL_TIMEOUT_SECONDS', 10, 1, 600),
+      sourceTimeoutMs: integer(env, 'PLACARD_RENDER_URL_SOURCE_TIMEOUT_MS', 3000, 100, 15_000),
     },
     ...overrides,
   };

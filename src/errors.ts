@@ -23,6 +23,11 @@ export const ERROR_CATALOGUE = {
     description:
       'A state-changing request authenticated by the session cookie came from another site, or without the X-CSRF-Token header of its session.',
   },
+  INVALID_SIGNATURE: {
+    status: 403,
+    description: 'A render URL is unsigned, or its signature does not match its path and query (docs/render-urls.md).',
+  },
+  LINK_EXPIRED: { status: 403, description: 'A signed render URL is past its `exp`; sign a new one.' },
   NOT_FOUND: { status: 404, description: 'The object does not exist or is not visible to the caller.' },
   EMAIL_TAKEN: { status: 409, description: 'A user of the team already has this email address.' },
   LAST_OWNER: { status: 409, description: 'The change would leave the team without an Owner.' },

@@ -38,6 +38,11 @@ export interface RenderJobBase {
   brandFamilies?: BrandFamily[];
   /** Exports: run preflight on the render thread before the render (absent or `off`: not at all). */
   preflight?: { mode: PreflightMode; sizeHash: string };
+  /**
+   * Whole-download budget of each media fetch, shorter than the 15 s of SPEC §9 (render URLs answer while a person or
+   * a mail client waits). Default: the thread's fetcher and its budget.
+   */
+  fetchTimeoutMs?: number;
 }
 
 /** The job of one format: its type and its resolved settings (a discriminated union over the registry's formats). */

@@ -1,6 +1,6 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
-import { createAssetFetcher } from '../render/media/assets.js';
+import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
 // Aliased: not a React hook, whatever its name says to the linter.
 import { useBrandFamilies as registerBrandFamilies, requireEmbeddable } from '../render/text/brand-fonts.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
@@ -25,6 +25,17 @@ export interface RenderWorkerData {
 
 const data = (workerData ?? {}) as Partial<RenderWorkerData>;
 setRenderFetcher(createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true }));
+
+/** Fetchers with a shorter budget (RenderJobBase.fetchTimeoutMs), one per budget, each with its cache, kept warm. */
+const budgetFetchers = new Map<number, AssetFetcher>();
+function budgetFetcher(timeoutMs: number): AssetFetcher {
+  const known = budgetFetchers.get(timeoutMs);
+  const fetcher =
+    known ??
+    createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true, timeoutMs, cacheBytes: 32 * 1024 * 1024 });
+  budgetFetchers.set(timeoutMs, fetcher);
+  return fetcher;
+}
 
 let progressChannel: BroadcastChannel | undefined;
 
@@ -82,7 +93,7 @@ export default async function render(job: RenderJob): Promise<RenderOutcome> {
     const fail = job.preflight?.mode === 'fail';
     if (fail && findings.some((f) => f.severity === 'error')) return refused(findings);
     const result = await renderJob(job, {
-      fetcher: renderFetcher(),
+      fetcher: job.fetchTimeoutMs === undefined ? renderFetcher() : budgetFetcher(job.fetchTimeoutMs),
       ffmpegPath: data.ffmpegPath,
       onProgress: progressReporter(job.progressId),
     });

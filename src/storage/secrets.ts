@@ -1,6 +1,6 @@
 // The server secret: configured (PLACARD_JWT_SECRET) or generated once and kept in the data dir (SPEC §2).
 // Purpose-specific keys are derived from it so that a token key never signs a download URL.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -38,4 +38,33 @@ function readOrCreate(file: string): string {
 /** HMAC signature of a link payload, base64url. */
 export function signLink(keys: ServerKeys, payload: string): string {
   return createHmac('sha256', keys.links).update(payload).digest('base64url');
+}
+
+/** The AES-256-GCM key that seals secrets kept in the database (render URL secrets), derived from the links key. */
+function sealingKey(keys: ServerKeys): Buffer {
+  return createHmac('sha256', keys.links).update('placard/sealed-secrets').digest();
+}
+
+/**
+ * Seals a secret the service must be able to read back (an HMAC key it verifies with): `v1.<iv>.<tag>.<ciphertext>`,
+ * base64url. `context` (e.g. the team id) is authenticated too, so a sealed value copied to another row does not open.
+ */
+export function sealSecret(keys: ServerKeys, plaintext: string, context: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(keys), iv);
+  cipher.setAAD(Buffer.from(context));
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return ['v1', iv, cipher.getAuthTag(), body]
+    .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
+    .join('.');
+}
+
+/** Opens what sealSecret made; throws when it was made with another server secret, another context or was altered. */
+export function openSecret(keys: ServerKeys, sealed: string, context: string): string {
+  const [version, iv, tag, body] = sealed.split('.');
+  if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
+  const decipher = createDecipheriv('aes-256-gcm', sealingKey(keys), Buffer.from(iv, 'base64url'));
+  decipher.setAAD(Buffer.from(context));
+  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }

@@ -11,7 +11,7 @@ export function rateLimiterContract(
   open: (limits: Config['rateLimit']) => Promise<{ limiter: RateLimiter; close(): Promise<void> }>,
 ) {
   describe(`RateLimiter contract: ${name}`, () => {
-    const limits = { enabled: true, windowSeconds: 1, exports: 3, other: 5, invalidExports: 2 };
+    const limits = { enabled: true, windowSeconds: 1, exports: 3, other: 5, invalidExports: 2, renderUrls: 4 };
     const withLimiter = async (fn: (limiter: RateLimiter) => Promise<void>) => {
       const { limiter, close } = await open(limits);
       try {

@@ -30,7 +30,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -51,7 +51,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -108,7 +108,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -129,7 +129,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -150,7 +150,285 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The image of a signed render URL (first size of the design)
+         * @description Public: the signature `s` (HMAC-SHA256 of the path and the sorted query with the team secret) authorises it. Query parameters change elements (`headline=Hello`, `cta.BGCOLOR=%2310B981`: an element name alone is its LABEL or SOURCE) or set `scale`, `quality`, `slide`, `version`, `exp`. Answers the image with a strong ETag (304 on If-None-Match) and Cache-Control; `X-Render-Cache` says what answered (memory, store, render, shared). Unsigned, tampered or expired: 403; unknown design or size: 404; bad parameter: 400 naming it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description {templateHash}.{png|jpg|webp} */
+                    file: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: INVALID_SIGNATURE, LINK_EXPIRED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Unavailable: UNAVAILABLE */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{hash}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The image of a signed render URL, one size of a design set (by size hash or WxH)
+         * @description Public: the signature `s` (HMAC-SHA256 of the path and the sorted query with the team secret) authorises it. Query parameters change elements (`headline=Hello`, `cta.BGCOLOR=%2310B981`: an element name alone is its LABEL or SOURCE) or set `scale`, `quality`, `slide`, `version`, `exp`. Answers the image with a strong ETag (304 on If-None-Match) and Cache-Control; `X-Render-Cache` says what answered (memory, store, render, shared). Unsigned, tampered or expired: 403; unknown design or size: 404; bad parameter: 400 naming it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description {size hash or WxH}.{png|jpg|webp} */
+                    file: string;
+                    /** @description Design hash */
+                    hash: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: INVALID_SIGNATURE, LINK_EXPIRED */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Unavailable: UNAVAILABLE */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -207,7 +485,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -228,7 +506,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -282,7 +560,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -303,7 +581,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -409,7 +687,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -430,7 +708,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -451,7 +729,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -549,7 +827,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -570,7 +848,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -591,7 +869,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -612,7 +890,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -633,7 +911,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -654,7 +932,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -675,7 +953,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -747,7 +1025,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -768,7 +1046,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -789,7 +1067,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -862,7 +1140,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -883,7 +1161,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -904,7 +1182,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -974,7 +1252,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -995,7 +1273,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1016,7 +1294,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1090,7 +1368,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1111,7 +1389,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1132,7 +1410,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1209,7 +1487,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1230,7 +1508,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1251,7 +1529,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1337,7 +1615,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1358,7 +1636,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1379,7 +1657,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1400,7 +1678,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1469,7 +1747,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1490,7 +1768,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1511,7 +1789,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1532,7 +1810,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1553,7 +1831,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1574,7 +1852,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1595,7 +1873,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1616,7 +1894,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1670,7 +1948,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1691,7 +1969,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1712,7 +1990,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1733,7 +2011,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1754,7 +2032,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1816,7 +2094,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1837,7 +2115,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1858,7 +2136,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1940,7 +2218,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1961,7 +2239,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -1982,7 +2260,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2003,7 +2281,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2024,7 +2302,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2045,7 +2323,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2126,7 +2404,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2147,7 +2425,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2168,7 +2446,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2189,7 +2467,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2210,7 +2488,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2231,7 +2509,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2293,7 +2571,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2314,7 +2592,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2335,7 +2613,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2356,7 +2634,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2377,7 +2655,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2398,7 +2676,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2460,7 +2738,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2481,7 +2759,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2502,7 +2780,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2523,7 +2801,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2544,7 +2822,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2565,7 +2843,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2586,7 +2864,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2655,7 +2933,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2676,7 +2954,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2697,7 +2975,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2782,7 +3060,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2803,7 +3081,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2824,7 +3102,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2935,7 +3213,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2956,7 +3234,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2977,7 +3255,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -2998,7 +3276,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3111,7 +3389,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3132,7 +3410,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3153,7 +3431,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3174,7 +3452,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3271,7 +3549,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3292,7 +3570,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3313,7 +3591,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3334,7 +3612,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3355,7 +3633,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3376,7 +3654,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3397,7 +3675,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3470,7 +3748,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3491,7 +3769,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3512,7 +3790,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3533,7 +3811,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3608,7 +3886,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3629,7 +3907,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3650,7 +3928,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3671,7 +3949,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3692,7 +3970,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3713,7 +3991,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3734,7 +4012,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3816,7 +4094,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3837,7 +4115,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3858,7 +4136,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3879,7 +4157,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3900,7 +4178,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3921,7 +4199,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3942,7 +4220,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3963,7 +4241,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -3984,7 +4262,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4087,7 +4365,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4108,7 +4386,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4129,7 +4407,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4150,7 +4428,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4171,7 +4449,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4192,7 +4470,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4213,7 +4491,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4234,7 +4512,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4255,7 +4533,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4372,7 +4650,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4393,7 +4671,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4414,7 +4692,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4435,7 +4713,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4456,7 +4734,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4477,7 +4755,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4498,7 +4776,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4519,7 +4797,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4610,7 +4888,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4631,7 +4909,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4652,7 +4930,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4736,7 +5014,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4757,7 +5035,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4778,7 +5056,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4799,7 +5077,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4820,7 +5098,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4841,7 +5119,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4862,7 +5140,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4883,7 +5161,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4940,7 +5218,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4961,7 +5239,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -4982,7 +5260,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5003,7 +5281,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5024,7 +5302,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5045,7 +5323,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5066,7 +5344,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5087,7 +5365,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5172,7 +5450,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5193,7 +5471,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5214,7 +5492,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5235,7 +5513,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5256,7 +5534,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5277,7 +5555,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5298,7 +5576,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5375,7 +5653,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5396,7 +5674,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5417,7 +5695,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5438,7 +5716,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5498,7 +5776,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5519,7 +5797,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5540,7 +5818,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5561,7 +5839,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5582,7 +5860,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5603,7 +5881,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5624,7 +5902,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5682,7 +5960,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5703,7 +5981,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5724,7 +6002,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5745,7 +6023,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5766,7 +6044,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5787,7 +6065,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5808,7 +6086,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5829,7 +6107,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5903,7 +6181,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5924,7 +6202,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5945,7 +6223,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5966,7 +6244,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -5987,7 +6265,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6008,7 +6286,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6029,7 +6307,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6050,7 +6328,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6333,7 +6611,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6354,7 +6632,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6375,7 +6653,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6396,7 +6674,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6417,7 +6695,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6438,7 +6716,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6459,7 +6737,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6480,7 +6758,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6501,7 +6779,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6812,7 +7090,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6833,7 +7111,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6854,7 +7132,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6875,7 +7153,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6896,7 +7174,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6917,7 +7195,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6938,7 +7216,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6959,7 +7237,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -6980,7 +7258,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7001,7 +7279,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7216,7 +7494,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7237,7 +7515,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7258,7 +7536,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7279,7 +7557,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7376,7 +7654,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7397,7 +7675,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7418,7 +7696,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7439,7 +7717,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7520,7 +7798,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7541,7 +7819,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7562,7 +7840,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7583,7 +7861,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7604,7 +7882,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7625,7 +7903,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7646,7 +7924,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7667,7 +7945,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7748,7 +8026,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7769,7 +8047,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7790,7 +8068,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7811,7 +8089,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7832,7 +8110,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7853,7 +8131,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7874,7 +8152,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7895,7 +8173,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7916,7 +8194,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7972,7 +8250,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -7993,7 +8271,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8014,7 +8292,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8035,7 +8313,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8056,7 +8334,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8077,7 +8355,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8098,7 +8376,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8168,7 +8446,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8189,7 +8467,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8210,7 +8488,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8231,7 +8509,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8305,7 +8583,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8326,7 +8604,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8347,7 +8625,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8368,7 +8646,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8389,7 +8667,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8410,7 +8688,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8431,7 +8709,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8452,7 +8730,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8473,7 +8751,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8546,7 +8824,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8567,7 +8845,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8588,7 +8866,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8609,7 +8887,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8667,7 +8945,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8688,7 +8966,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8709,7 +8987,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8730,7 +9008,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8751,7 +9029,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8772,7 +9050,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8793,7 +9071,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8814,7 +9092,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8871,7 +9149,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8892,7 +9170,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8913,7 +9191,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8934,7 +9212,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8955,7 +9233,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8976,7 +9254,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -8997,7 +9275,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9084,7 +9362,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9105,7 +9383,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9126,7 +9404,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9211,7 +9489,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9232,7 +9510,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9253,7 +9531,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9274,7 +9552,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9295,7 +9573,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9316,7 +9594,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9337,7 +9615,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9418,7 +9696,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9439,7 +9717,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9460,7 +9738,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9481,7 +9759,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9502,7 +9780,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9523,7 +9801,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9544,7 +9822,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9565,7 +9843,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9621,7 +9899,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9642,7 +9920,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9663,7 +9941,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9684,7 +9962,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9705,7 +9983,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9726,7 +10004,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9747,7 +10025,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9763,6 +10041,615 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renderUrls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign a render URL
+         * @description Extension. For a client that does not sign links itself: checks the changes and settings as the link will be checked (an invalid link is never handed out) and answers `response.url`, signed with the current secret.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Changes of named elements, applied in request order; at most 500 entries */
+                        elementsChanges?: {
+                            /** @description Applied in order; at most 50 */
+                            changes: {
+                                /**
+                                 * @description What to change; which element types accept which attribute is in SPEC §5
+                                 * @enum {unknown}
+                                 */
+                                attribute: "LABEL" | "SOURCE" | "CODE" | "VISIBILITY" | "FONTVARIANT" | "TEXTMARKDOWN" | "TEXTCOLOR" | "BGCOLOR" | "SVGCOLORS" | "LINEHEIGHT" | "LETTERSPACING" | "FONTFAMILY";
+                                /** @description The new value, always a string. Its rule depends on the attribute (LABEL up to 10,000 characters, CODE up to 64 KiB, VISIBILITY `true` or `false`, TEXTCOLOR/BGCOLOR hex, LINEHEIGHT 0.5..5, LETTERSPACING -50..200 px, …); a value that breaks it is a 422 INVALID_ELEMENT_CHANGE */
+                                value: string;
+                            }[];
+                            /** @description Name of the element; the change applies to it in every size of the set that has it */
+                            elementName: string;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description When the link stops working (exp, inside the signature)
+                         */
+                        expiresAt?: string;
+                        /** @description png, jpg (jpeg), webp or avif, any letter case: the still formats of the format registry */
+                        format: string;
+                        /** @description JPG, WEBP and AVIF: 1..100 */
+                        quality?: number;
+                        /** @description Output pixels per design pixel, default 1 */
+                        scale?: number;
+                        /** @description A size of a design set, by its hash or as WxH; default the first size */
+                        size?: string;
+                        /** @description The slide, from 0; default 0 */
+                        slide?: number;
+                        /** @description Design hash: 7 lowercase letters or digits */
+                        templateHash: string;
+                        /**
+                         * Format: uuid
+                         * @description A design version (GET /v1/designVersion): the link then shows it for ever, cached as immutable
+                         */
+                        versionId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description The Cache-Control the link answers with */
+                                cacheControl: string;
+                                expiresAt: string | null;
+                                /** @description The signed link: put it in an <img src>, an og:image tag or an ad tag */
+                                url: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renderUrls/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The secret that signs render URLs of the team
+         * @description Extension. Made on first read. Owner and Admin only: whoever holds it can sign any link of the team.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                previousValidUntil: string | null;
+                                /** @description The key of the HMAC-SHA256 signature of render URLs (its UTF-8 bytes); keep it on servers only */
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/renderUrls/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the secret that signs render URLs
+         * @description Extension. Links signed with the previous secret keep working until `previousValidUntil` (PLACARD_RENDER_URL_SECRET_OVERLAP_SECONDS, default 7 days); a second rotation ends the one before at once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                previousValidUntil: string | null;
+                                /** @description The key of the HMAC-SHA256 signature of render URLs (its UTF-8 bytes); keep it on servers only */
+                                secret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -9807,7 +10694,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9828,7 +10715,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9849,7 +10736,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9911,7 +10798,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9932,7 +10819,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9953,7 +10840,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -9974,7 +10861,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10076,7 +10963,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10097,7 +10984,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10118,7 +11005,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10139,7 +11026,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10241,7 +11128,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10262,7 +11149,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10283,7 +11170,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10304,7 +11191,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10325,7 +11212,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10346,7 +11233,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10367,7 +11254,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10388,7 +11275,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10484,7 +11371,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10505,7 +11392,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10526,7 +11413,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10595,7 +11482,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10616,7 +11503,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10637,7 +11524,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10658,7 +11545,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10679,7 +11566,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10700,7 +11587,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10721,7 +11608,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10779,7 +11666,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10800,7 +11687,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10821,7 +11708,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10842,7 +11729,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10863,7 +11750,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10884,7 +11771,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -10905,7 +11792,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11021,7 +11908,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11042,7 +11929,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11063,7 +11950,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11084,7 +11971,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11261,7 +12148,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11282,7 +12169,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11303,7 +12190,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11324,7 +12211,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11345,7 +12232,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11366,7 +12253,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11387,7 +12274,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11463,7 +12350,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11484,7 +12371,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11505,7 +12392,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11526,7 +12413,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11601,7 +12488,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11622,7 +12509,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11643,7 +12530,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11664,7 +12551,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11846,7 +12733,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11867,7 +12754,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11888,7 +12775,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11909,7 +12796,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11930,7 +12817,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11951,7 +12838,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11972,7 +12859,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -11993,7 +12880,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12064,7 +12951,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12085,7 +12972,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12106,7 +12993,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12127,7 +13014,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12148,7 +13035,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12290,7 +13177,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12311,7 +13198,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12332,7 +13219,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12353,7 +13240,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12374,7 +13261,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12395,7 +13282,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12416,7 +13303,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12437,7 +13324,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12458,7 +13345,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12543,7 +13430,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12564,7 +13451,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12585,7 +13472,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12644,7 +13531,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12665,7 +13552,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12686,7 +13573,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12707,7 +13594,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12728,7 +13615,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12749,7 +13636,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12770,7 +13657,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12827,7 +13714,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12848,7 +13735,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12869,7 +13756,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12890,7 +13777,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12911,7 +13798,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -12932,7 +13819,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13014,7 +13901,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13035,7 +13922,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13056,7 +13943,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13077,7 +13964,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13098,7 +13985,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13119,7 +14006,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13140,7 +14027,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13161,7 +14048,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13241,7 +14128,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13262,7 +14149,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13283,7 +14170,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13304,7 +14191,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13325,7 +14212,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13346,7 +14233,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13412,7 +14299,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13433,7 +14320,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13454,7 +14341,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13543,7 +14430,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13564,7 +14451,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13585,7 +14472,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13606,7 +14493,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13701,7 +14588,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13722,7 +14609,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13743,7 +14630,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13764,7 +14651,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13785,7 +14672,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13806,7 +14693,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13903,7 +14790,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13924,7 +14811,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13945,7 +14832,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13966,7 +14853,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -13987,7 +14874,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14008,7 +14895,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14029,7 +14916,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14050,7 +14937,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14103,7 +14990,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14124,7 +15011,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14145,7 +15032,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14166,7 +15053,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14187,7 +15074,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14295,7 +15182,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14316,7 +15203,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14337,7 +15224,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14358,7 +15245,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14457,7 +15344,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14478,7 +15365,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14499,7 +15386,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14520,7 +15407,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14541,7 +15428,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14562,7 +15449,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14583,7 +15470,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14604,7 +15491,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14672,7 +15559,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14693,7 +15580,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14714,7 +15601,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14735,7 +15622,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14807,7 +15694,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14828,7 +15715,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14849,7 +15736,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14870,7 +15757,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14891,7 +15778,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14912,7 +15799,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;
@@ -14933,7 +15820,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
                             details?: {
                                 in?: string;

@@ -38,7 +38,21 @@ export function createMetrics() {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
-  return { registry, httpDuration, exportRequests, exportsFinished, renderSeconds, webhookDeliveries };
+  const renderUrlRequests = new client.Counter({
+    name: 'placard_render_url_requests_total',
+    help: 'Render URL requests by outcome (hit, miss, refused) and what answered (etag, memory, store, render, or the refusal status)',
+    labelNames: ['outcome', 'source'] as const,
+    registers: [registry],
+  });
+  return {
+    registry,
+    httpDuration,
+    exportRequests,
+    exportsFinished,
+    renderSeconds,
+    webhookDeliveries,
+    renderUrlRequests,
+  };
 }
 
 /** Jobs waiting or running per kind, read from the queue when Prometheus scrapes. */

@@ -4,7 +4,8 @@ import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimi
 import type { Config } from '../../config.js';
 import type { RedisClient } from '../../storage/redis.js';
 
-export type RateGroup = 'exports' | 'other' | 'invalidExports';
+/** `renderUrls`: renders (cache misses) of render URLs per team, and refused render URLs per client address. */
+export type RateGroup = 'exports' | 'other' | 'invalidExports' | 'renderUrls';
 
 export interface RateDecision {
   allowed: boolean;
@@ -33,6 +34,11 @@ export function createMemoryRateLimiter(limits: Limits): RateLimiter {
       duration: limits.windowSeconds,
       keyPrefix: 'invalidExports',
     }),
+    renderUrls: new RateLimiterMemory({
+      points: limits.renderUrls,
+      duration: limits.windowSeconds,
+      keyPrefix: 'renderUrls',
+    }),
   });
 }
 
@@ -49,6 +55,7 @@ export function createRedisRateLimiter(limits: Limits, redis: RedisClient, prefi
     exports: store('exports'),
     other: store('other'),
     invalidExports: store('invalidExports'),
+    renderUrls: store('renderUrls'),
   });
 }
 

@@ -13,6 +13,7 @@ import { fairJobs } from './migrations/0010_fair_jobs.js';
 import { brandFonts } from './migrations/0012_brand_fonts.js';
 import { studio } from './migrations/0013_studio.js';
 import { preflight } from './migrations/0014_preflight.js';
+import { renderUrls } from './migrations/0016_render_urls.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -30,6 +31,7 @@ function provider(db: Db): MigrationProvider {
         '0012_brand_fonts': brandFonts(db.dialect),
         '0013_studio': studio(),
         '0014_preflight': preflight(),
+        '0016_render_urls': renderUrls(),
       };
     },
   };

@@ -111,6 +111,8 @@ export interface Database {
   sessions: SessionsTable;
   invites: InvitesTable;
   share_comments: ShareCommentsTable;
+  // render URLs (migration 0016):
+  render_url_secrets: RenderUrlSecretsTable;
 }
 
 // ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----
@@ -484,4 +486,16 @@ export interface ShareCommentsTable {
   y: number | null;
   resolved: number;
   created_at: string;
+}
+
+// ---- render URLs (migration 0016) ----
+
+/** The secret that signs a team's render URLs; sealed with storage/secrets.ts (never stored readable). */
+export interface RenderUrlSecretsTable {
+  team_id: number;
+  secret_sealed: string;
+  created_at: string;
+  /** The secret before the last rotation, accepted until `previous_valid_until`. */
+  previous_sealed: string | null;
+  previous_valid_until: string | null;
 }
