@@ -8,7 +8,8 @@ import type { LaidRun } from '../../render/text/text-layout.js';
 
 // The `v` flag's RGI_Emoji matches whole emoji sequences (skin tones, ZWJ families, flags, keycaps); built at run
 // time because TypeScript checks regex literal flags against the compile target.
-const EMOJI = /^\p{RGI_Emoji}$/v;
+const EMOJI_PATTERN = '^\\p{RGI_Emoji}$';
+const EMOJI = new RegExp(EMOJI_PATTERN, 'v');
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 export const isEmoji = (grapheme: string) => EMOJI.test(grapheme);
