@@ -58,9 +58,7 @@ describe('vector PDF', () => {
     assert.equal(images(pdf), 0, 'no image XObject');
   });
 
-  test('an SVG element stays vector', {
-    todo: '@napi-rs/canvas draws an SVG Image as a bitmap at device size (issue 16, docs/decisions.md)',
-  }, async () => {
+  test('an SVG element stays vector', async () => {
     const svg =
       '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><circle cx="50" cy="50" r="40" fill="#E11D48"/></svg>';
     const pdf = await pdfOf([{ name: 'logo', type: 'svg', x: 75, y: 50, width: 150, height: 150, src: svg }]);
