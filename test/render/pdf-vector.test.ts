@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { inflateSync } from 'node:zlib';
 import { readDocument } from '../../src/domain/design.schema.js';
 import { renderPdf } from '../../src/formats/pdf/pdf.js';
+import { startRenderMedia } from './render-media.js';
 
 const images = (pdf: Buffer) => (pdf.toString('latin1').match(/\/Subtype\s*\/Image\b/g) ?? []).length;
 
@@ -109,5 +110,48 @@ describe('vector PDF', () => {
     // Contain-fitted as a browser fits it: 200×100 into 200×200 is scale 1, centred 50 px down; on the page (0.75 pt
     // per px, the box at 50, 25) that is a 0.75 scale moved to (37.5, 56.25) plus Skia's half-point flip offset.
     assert.match(ops, /^\.75 0 0 \.75 37\.5 56\.(?:25|75) cm$/m, 'drawn fitted in its box');
+  });
+
+  test('an image element whose source is an SVG file stays vector, cropped by cover and its corner radius', async () => {
+    const media = await startRenderMedia();
+    let pdf: Buffer;
+    try {
+      const document = readDocument({
+        name: 'Vectors',
+        sizes: [
+          {
+            name: 'Banner',
+            width: 300,
+            height: 250,
+            slides: [
+              {
+                elements: [
+                  {
+                    name: 'logo',
+                    type: 'image',
+                    x: 50,
+                    y: 50,
+                    width: 100,
+                    height: 100,
+                    src: `${media.origin}/logo.svg`,
+                    fit: 'cover',
+                    cornerRadius: 16,
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      });
+      pdf = await renderPdf(document, 0, { fetcher: media.fetcher });
+    } finally {
+      await media.close();
+    }
+    assert.equal(images(pdf), 0, 'no image XObject');
+    const ops = contents(pdf);
+    // render-media's LOGO_SVG: an amber disc (#F59E0B) on a blue field (#1D4ED8).
+    assert.match(ops, /0?\.96\d* 0?\.61\d* 0?\.04\d* rg/, 'the disc is drawn as a path');
+    assert.match(ops, /0?\.11\d* 0?\.30\d* 0?\.84\d* rg/, 'the field is drawn as a path');
+    assert.match(ops, /W\s+n/, 'clipped to the box');
   });
 });

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
 import { DOMParser } from '@xmldom/xmldom';
+import { type FitOptions, placeImage } from '../fit.js';
 
 /** The part of canvg's API used here. Its ESM typings import their own files without extensions, which NodeNext
  * resolution rejects, so the CommonJS build is loaded and typed by hand. */
@@ -76,6 +77,38 @@ export function drawSvgVectors(ctx: SKRSContext2D, markup: string, width: number
     return true;
   } catch {
     return false;
+  } finally {
+    ctx.restore();
+  }
+}
+
+/**
+ * On a PDF page, draws a decoded SVG image as vectors fitted into the box (0, 0, width, height) exactly as drawFitted
+ * places its bitmap (object-fit, focal point, corner radius). False when the image is not an SVG or cannot be drawn
+ * so: the caller then draws the bitmap.
+ */
+export function drawFittedSvg(
+  ctx: SKRSContext2D,
+  image: { width: number; height: number },
+  width: number,
+  height: number,
+  options: FitOptions = {},
+): boolean {
+  const markup = svgMarkupOf(image);
+  if (!markup || width <= 0 || height <= 0 || image.width <= 0 || image.height <= 0) return false;
+  const p = placeImage(image.width, image.height, width, height, options);
+  ctx.save();
+  try {
+    ctx.beginPath();
+    const radius = Math.min(options.cornerRadius ?? 0, width / 2, height / 2);
+    if (radius > 0) ctx.roundRect(0, 0, width, height, radius);
+    else ctx.rect(p.dx, p.dy, p.dw, p.dh);
+    ctx.clip();
+    const scaleX = p.dw / p.sw;
+    const scaleY = p.dh / p.sh;
+    ctx.translate(p.dx - p.sx * scaleX, p.dy - p.sy * scaleY);
+    ctx.scale(scaleX, scaleY);
+    return drawSvgVectors(ctx, markup, image.width, image.height);
   } finally {
     ctx.restore();
   }
