@@ -1,6 +1,6 @@
-// Draws an image element: its decoded source fitted into the box (render/fit.ts); an SVG source as vectors in PDF. A source the asset stage could not
-// resolve never reaches here — that fails the render with SOURCE_REJECTED — so a missing image only means a kind asked
-// for something the pipeline was not told about, and nothing is drawn.
+// Draws an image element: its decoded source fitted into the box (render/fit.ts), an SVG source as vectors on a PDF
+// page. A source the asset stage could not resolve never reaches here — that fails the render with SOURCE_REJECTED —
+// so a missing image only means a kind asked for something the pipeline was not told about, and nothing is drawn.
 import { drawFitted } from '../../render/fit.js';
 import { drawFittedSvg } from '../../render/media/svg-vector.js';
 import type { DrawContext } from '../../render/types.js';
