@@ -73,7 +73,7 @@ const document = readDocument({
               y: 10,
               width: 280,
               height: 100,
-              text: 'Sale 🎉🔥👍🏽❤️🚀',
+              text: 'Sale 🎉🔥👍🏽❤️🚀❤',
               fontFamily: 'Inter',
               fontSize: 36,
               color: '#000000',

@@ -4,6 +4,8 @@
 // the subsetter keeps. So each emoji grapheme stays in its text run (invisible, so the run keeps its advances and
 // copy-paste) and an image of it, drawn by Skia with the run's font as in the PNG export, sits over it.
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
+import { covers, type Ranges, woffCoverage } from '../../render/text/font-coverage.js';
+import { fontFile } from '../../render/text/fonts.js';
 import type { LaidRun } from '../../render/text/text-layout.js';
 
 // The `v` flag's RGI_Emoji matches whole emoji sequences (skin tones, ZWJ families, flags, keycaps); built at run
@@ -12,7 +14,33 @@ const EMOJI_PATTERN = '^\\p{RGI_Emoji}$';
 const EMOJI = new RegExp(EMOJI_PATTERN, 'v');
 const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-export const isEmoji = (grapheme: string) => EMOJI.test(grapheme);
+const PICTOGRAPH = /\p{Extended_Pictographic}/u;
+const EMOJI_FAMILY = 'Noto Color Emoji';
+const coverage = new Map<string, Ranges>();
+
+/** Whether Skia draws the grapheme with the colour emoji font: the first face of the run's list mapping it. */
+function drawnByEmojiFont(font: string, grapheme: string): boolean {
+  const codePoint = grapheme.codePointAt(0)!;
+  for (const [, alias] of font.matchAll(/"([^"]+)"/g)) {
+    const [family, variant, subset] = alias!.split('|');
+    const path = family && variant && subset ? fontFile(family, variant, subset, 'woff') : undefined;
+    if (!path) continue;
+    let ranges = coverage.get(path);
+    if (!ranges) {
+      ranges = woffCoverage(path);
+      coverage.set(path, ranges);
+    }
+    if (covers(ranges, codePoint)) return family === EMOJI_FAMILY;
+  }
+  return false;
+}
+
+/**
+ * A grapheme drawn as a colour emoji in `font` (a run's canvas font): an RGI emoji sequence, or a pictograph without
+ * its emoji variation selector (`❤`) that no face before the emoji font maps.
+ */
+export const isEmoji = (font: string, grapheme: string) =>
+  EMOJI.test(grapheme) || (PICTOGRAPH.test(grapheme) && drawnByEmojiFont(font, grapheme));
 
 export function graphemesOf(text: string): string[] {
   return [...GRAPHEMES.segment(text)].map((s) => s.segment);
@@ -43,12 +71,12 @@ export class EmojiPainter {
   /** The emoji of a laid-out run, placed where Skia draws them in the PNG. */
   images(run: LaidRun, letterSpacing: number): EmojiImage[] {
     const parts = graphemesOf(run.text);
-    if (!parts.some(isEmoji)) return [];
+    if (!parts.some((part) => isEmoji(run.font, part))) return [];
     this.measureCtx.font = run.font;
     const out: EmojiImage[] = [];
     let prefix = '';
     parts.forEach((grapheme, index) => {
-      if (isEmoji(grapheme)) {
+      if (isEmoji(run.font, grapheme)) {
         const advance = this.measureCtx.measureText(prefix).width + letterSpacing * index;
         const image = this.image(run.font, grapheme);
         // A right-to-left run is drawn from its right edge, its graphemes in reverse.

@@ -3,7 +3,7 @@
 // baseline then sits baselineOffset(size) below their top (fonts.ts overrides every face's ascent and descent).
 // With convertCustomFonts the same runs go into a standalone SVG file (fonts embedded as data: URLs, since an SVG
 // shown by <img> may load nothing), for networks that accept no font files.
-import type { TextLayout } from '../../render/text/text-layout.js';
+import type { LaidRun, TextLayout } from '../../render/text/text-layout.js';
 import { type EmojiPainter, graphemesOf, isEmoji } from './emoji-images.js';
 import { baselineOffset, type FontBook, type SubsetFace } from './fonts.js';
 
@@ -35,10 +35,10 @@ function underlines(layout: TextLayout): Underline[] {
 }
 
 /** A run's text with its emoji wrapped in `open`…`close` (made invisible: an image of each is drawn over it). */
-function hidingEmoji(text: string, open: string, close: string, hide: boolean): string {
-  if (!hide) return escapeHtml(text);
-  return graphemesOf(text)
-    .map((g) => (isEmoji(g) ? `${open}${escapeHtml(g)}${close}` : escapeHtml(g)))
+function hidingEmoji(run: LaidRun, open: string, close: string, hide: boolean): string {
+  if (!hide) return escapeHtml(run.text);
+  return graphemesOf(run.text)
+    .map((g) => (isEmoji(run.font, g) ? `${open}${escapeHtml(g)}${close}` : escapeHtml(g)))
     .join('');
 }
 
@@ -60,7 +60,7 @@ export function textSpans(
       const font = book.use(run.font, run.text);
       const dir = run.direction === 'rtl' ? ';direction:rtl;unicode-bidi:isolate' : '';
       const images = emoji?.images(run, layout.letterSpacing) ?? [];
-      const text = hidingEmoji(run.text, '<span style="color:transparent">', '</span>', images.length > 0);
+      const text = hidingEmoji(run, '<span style="color:transparent">', '</span>', images.length > 0);
       html += `<span class="r" style="left:${num(run.x)}px;top:${num(line.baseline - baselineOffset(font.size))}px;font:${font.font};letter-spacing:${num(layout.letterSpacing)}px${dir}">${text}</span>`;
       for (const image of images) {
         html += `<img src="${escapeHtml(image.src)}" alt="" style="position:absolute;left:${num(run.x + image.left)}px;top:${num(line.baseline + image.top)}px;width:${num(image.width)}px;height:${num(image.height)}px">`;
@@ -100,7 +100,7 @@ export function textSvg(
       for (const face of font.faces) used.add(face);
       const rtl = run.direction === 'rtl';
       const images = emoji?.images(run, layout.letterSpacing) ?? [];
-      const text = hidingEmoji(run.text, '<tspan fill-opacity="0">', '</tspan>', images.length > 0);
+      const text = hidingEmoji(run, '<tspan fill-opacity="0">', '</tspan>', images.length > 0);
       body += `<text x="${num(rtl ? run.x + run.width : run.x)}" y="${num(line.baseline)}"${rtl ? ' direction="rtl"' : ''} style="font:${font.font};letter-spacing:${num(layout.letterSpacing)}px">${text}</text>`;
       for (const image of images) {
         body += `<image href="${escapeHtml(image.src)}" x="${num(run.x + image.left)}" y="${num(line.baseline + image.top)}" width="${num(image.width)}" height="${num(image.height)}"/>`;
