@@ -61,6 +61,24 @@ const COPY: Array<{ script: string; text: string; align: TextElement['align'] }>
   { script: 'Chinese', text: '春季大促销全场五折', align: 'left' },
   { script: 'Korean', text: '봄 세일 지금 시작', align: 'left' },
   { script: 'emoji', text: 'Party 🎉 time 🔥', align: 'center' },
+  // UAX #14 cases (Chromium with CSS line-break: strict, the rule the issue asks for; its default lets a prolonged
+  // sound mark or small kana start a line): Korean breaks between syllables inside a word (as Chromium's word-break: normal), small kana and
+  // closing brackets never start a line, opening brackets never end one, hyphens, dashes and slashes may end one.
+  {
+    script: 'Korean body',
+    text: '봄맞이 특별 할인 행사가 지금 시작됩니다. 모든 상품을 최대 오십 퍼센트까지 할인된 가격으로 만나보세요.',
+    align: 'left',
+  },
+  {
+    script: 'Japanese kinsoku',
+    text: 'ちょっとお得なキャンペーン！「春のセール」は、ショッピングカートでご確認ください。（一部除外品あり）',
+    align: 'left',
+  },
+  {
+    script: 'Latin punctuation',
+    text: 'Spring-sale offers—and/or free shipping (50% off) on orders over $25.',
+    align: 'left',
+  },
 ];
 
 let browser: Browser | undefined;
@@ -147,7 +165,7 @@ async function chromium(el: TextElement, width: number, height: number): Promise
     html, body { margin: 0; background: #fff; }
     div { position: absolute; left: ${PAD}px; top: ${PAD}px; width: ${el.width}px; height: ${el.height}px;
       font: ${weight} ${el.fontSize}px ${family}; line-height: ${el.lineHeight! * el.fontSize!}px;
-      text-align: ${el.align}; color: #000; overflow-wrap: break-word; }
+      text-align: ${el.align}; color: #000; overflow-wrap: break-word; line-break: strict; }
   </style><div dir="auto">${escaped}</div>`;
   files.set('index.html', Buffer.from(html));
   const page = await browser!.newPage({ viewport: { width, height } });

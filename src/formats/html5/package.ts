@@ -15,6 +15,7 @@ import type { AssetFetcher } from '../../render/media/assets.js';
 import type { ResolvedAssets } from '../../render/types.js';
 import { fetcherOf, frameOf, renderImage, resolveAssets } from '../pipeline.js';
 import { CLICK_SCRIPT_ID, clickCodeFor, elementLinkAnchor, supportsElementLinks } from './click.js';
+import { EmojiPainter } from './emoji-images.js';
 import { FontBook } from './fonts.js';
 import { manifestFiles } from './manifest.js';
 import { minifyKeepingClickCode } from './minify.js';
@@ -92,14 +93,18 @@ export async function packageHtml5(
   };
   const book = new FontBook();
   const pendingSvgs: PendingSvgText[] = [];
+  const emojiScale = Math.max(1, ...settings.scales);
+  const emojiFiles = new EmojiPainter(emojiScale, (png) => addFile('emoji', 'png', png));
+  // An SVG shown by <img> loads nothing else: its emoji images are data: URLs.
+  const emojiInline = new EmojiPainter(emojiScale, (png) => `data:image/png;base64,${png.toString('base64')}`);
 
   const hc: HtmlContext = {
     assets,
     escape: escapeHtml,
     text(layout, color, box) {
-      if (!settings.convertCustomFonts) return textSpans(layout, color, box, book);
+      if (!settings.convertCustomFonts) return textSpans(layout, color, box, book, emojiFiles);
       if (!layout.lines.some((line) => line.runs.some((run) => run.text.trim()))) return '';
-      const svg = textSvg(layout, color, box, book);
+      const svg = textSvg(layout, color, box, book, emojiInline);
       const file = addFile('text', 'svg', Buffer.alloc(0));
       pendingSvgs.push({ ...svg, file });
       const m = svg.margin;

@@ -3,7 +3,8 @@
 // baseline then sits baselineOffset(size) below their top (fonts.ts overrides every face's ascent and descent).
 // With convertCustomFonts the same runs go into a standalone SVG file (fonts embedded as data: URLs, since an SVG
 // shown by <img> may load nothing), for networks that accept no font files.
-import type { TextLayout } from '../../render/text/text-layout.js';
+import type { LaidRun, TextLayout } from '../../render/text/text-layout.js';
+import { type EmojiPainter, graphemesOf, isEmoji } from './emoji-images.js';
 import { baselineOffset, type FontBook, type SubsetFace } from './fonts.js';
 
 const num = (value: number) => String(Math.round(value * 1000) / 1000);
@@ -33,8 +34,22 @@ function underlines(layout: TextLayout): Underline[] {
   );
 }
 
+/** A run's text with its emoji wrapped in `open`…`close` (made invisible: an image of each is drawn over it). */
+function hidingEmoji(run: LaidRun, open: string, close: string, hide: boolean): string {
+  if (!hide) return escapeHtml(run.text);
+  return graphemesOf(run.text)
+    .map((g) => (isEmoji(run.font, g) ? `${open}${escapeHtml(g)}${close}` : escapeHtml(g)))
+    .join('');
+}
+
 /** HTML spans of a layout in its box. */
-export function textSpans(layout: TextLayout, color: string, box: { width: number; height: number }, book: FontBook) {
+export function textSpans(
+  layout: TextLayout,
+  color: string,
+  box: { width: number; height: number },
+  book: FontBook,
+  emoji?: EmojiPainter,
+) {
   let html = '';
   for (const u of underlines(layout)) {
     html += `<div style="position:absolute;left:${num(u.x)}px;top:${num(u.y)}px;width:${num(u.width)}px;height:${num(u.thickness)}px;background:${escapeHtml(color)}"></div>`;
@@ -44,7 +59,12 @@ export function textSpans(layout: TextLayout, color: string, box: { width: numbe
       if (!run.text.trim()) continue;
       const font = book.use(run.font, run.text);
       const dir = run.direction === 'rtl' ? ';direction:rtl;unicode-bidi:isolate' : '';
-      html += `<span class="r" style="left:${num(run.x)}px;top:${num(line.baseline - baselineOffset(font.size))}px;font:${font.font};letter-spacing:${num(layout.letterSpacing)}px${dir}">${escapeHtml(run.text)}</span>`;
+      const images = emoji?.images(run, layout.letterSpacing) ?? [];
+      const text = hidingEmoji(run, '<span style="color:transparent">', '</span>', images.length > 0);
+      html += `<span class="r" style="left:${num(run.x)}px;top:${num(line.baseline - baselineOffset(font.size))}px;font:${font.font};letter-spacing:${num(layout.letterSpacing)}px${dir}">${text}</span>`;
+      for (const image of images) {
+        html += `<img src="${escapeHtml(image.src)}" alt="" style="position:absolute;left:${num(run.x + image.left)}px;top:${num(line.baseline + image.top)}px;width:${num(image.width)}px;height:${num(image.height)}px">`;
+      }
     }
   }
   if (!html) return '';
@@ -65,6 +85,7 @@ export function textSvg(
   color: string,
   box: { width: number; height: number },
   book: FontBook,
+  emoji?: EmojiPainter,
 ): Omit<PendingSvgText, 'file'> {
   const margin = layout.clip ? 0 : Math.ceil(layout.fontSize * 2);
   const used = new Set<string>();
@@ -78,7 +99,12 @@ export function textSvg(
       const font = book.use(run.font, run.text);
       for (const face of font.faces) used.add(face);
       const rtl = run.direction === 'rtl';
-      body += `<text x="${num(rtl ? run.x + run.width : run.x)}" y="${num(line.baseline)}"${rtl ? ' direction="rtl"' : ''} style="font:${font.font};letter-spacing:${num(layout.letterSpacing)}px">${escapeHtml(run.text)}</text>`;
+      const images = emoji?.images(run, layout.letterSpacing) ?? [];
+      const text = hidingEmoji(run, '<tspan fill-opacity="0">', '</tspan>', images.length > 0);
+      body += `<text x="${num(rtl ? run.x + run.width : run.x)}" y="${num(line.baseline)}"${rtl ? ' direction="rtl"' : ''} style="font:${font.font};letter-spacing:${num(layout.letterSpacing)}px">${text}</text>`;
+      for (const image of images) {
+        body += `<image href="${escapeHtml(image.src)}" x="${num(run.x + image.left)}" y="${num(line.baseline + image.top)}" width="${num(image.width)}" height="${num(image.height)}"/>`;
+      }
     }
   }
   const width = box.width + 2 * margin;

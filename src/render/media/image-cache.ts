@@ -13,6 +13,7 @@ import { describeSource, type ImageRequest, isInlineMarkup, parseImageSource } f
 import { unsafeSvgReason } from './sniff.js';
 import { recolorSvg } from './svg-colors.js';
 import { withIntrinsicSize } from './svg-size.js';
+import { rememberSvgMarkup } from './svg-vector.js';
 import { extractFrame, ffmpegBinary } from './video-frame.js';
 
 export interface ImageCacheOptions {
@@ -60,11 +61,14 @@ export function createImageCache(fetcher: AssetFetcher, options: ImageCacheOptio
     }
   }
 
-  const decodeSvg = async (source: string, markup: string) => {
-    const image = await decode(source, Buffer.from(withIntrinsicSize(markup)));
+  async function decodeSvg(source: string, markup: string): Promise<Image> {
+    const sized = withIntrinsicSize(markup);
+    const image = await decode(source, Buffer.from(sized));
     vectors.add(image);
+    // PDF pages draw the markup itself, as vectors (svg-vector.ts).
+    rememberSvgMarkup(image, sized);
     return image;
-  };
+  }
 
   /** Inline markup is checked by the same rule as fetched SVG files: no active content. */
   function inlineMarkup(src: string): string {

@@ -1,7 +1,10 @@
-// Where a paragraph may break: after spaces; between any two Chinese or Japanese characters (and emoji), except before
-// closing punctuation or small kana and after opening brackets (kinsoku); at dictionary word boundaries of Thai, Lao,
-// Khmer and Myanmar, which write no spaces (ICU's word segmenter); and after a hyphen inside a word. Korean keeps words
-// whole (it has spaces). A paragraph becomes a list of atoms, words and spaces, each made of styled segments.
+// Where a paragraph may break: after spaces, and inside a stretch without spaces where the Unicode line breaking
+// algorithm (UAX #14, the `linebreak` package) allows it — between Chinese and Japanese characters and emoji, never
+// before closing punctuation or small kana (class CJ resolved to NS, as CSS `line-break: strict`) nor after opening
+// brackets, after hyphens and dashes, not inside numbers — plus the dictionary word boundaries of Thai, Lao, Khmer and
+// Myanmar, which UAX #14 leaves to a dictionary (class SA; ICU's word segmenter, as Chromium). Korean keeps words whole
+// (it has spaces). A paragraph becomes a list of atoms, words and spaces, each made of styled segments.
+import LineBreaker from 'linebreak';
 
 /** The style a markdown span gives its text. */
 export interface RunStyle {
@@ -23,17 +26,9 @@ export interface Atom {
 
 // Breakable spaces: not the no-break ones (U+00A0, U+2007 figure space, U+202F), which glue words together.
 const SPACE = /[ \t\u1680\u2000-\u2006\u2008-\u200B\u205F\u3000]+/gu;
-const IDEOGRAPHIC =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303F\u31F0-\u31FF\uFF00-\uFFEF\p{Extended_Pictographic}]/u;
 const SOUTHEAST_ASIAN = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const NO_LINE_START = new Set(
-  '、。，．・：；？！ー」』）〕］｝〉》】〙〗〟’”｠»ゝゞぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ々〻‐゠–〜…!?,.:;)]}%'.split(
-    '',
-  ),
-);
-const NO_LINE_END = new Set('「『（〔［｛〈《【〘〖〝‘“｟«([{'.split(''));
-const HYPHEN = /[-\u2010\u2013]$/;
-const ALPHANUMERIC = /^[\p{L}\p{N}]/u;
+/** Closing punctuation no dictionary break may put at a line's start (UAX #14 classes CL, CP, EX, IS, NS). */
+const NO_LINE_START = /^[\p{Pe}\p{Pf}!?,.:;%]/u;
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const words = new Intl.Segmenter(undefined, { granularity: 'word' });
@@ -43,29 +38,28 @@ export function graphemesOf(text: string): string[] {
   return Array.from(graphemes.segment(text), (s) => s.segment);
 }
 
-function breakAllowed(before: string, after: string, previous: string | undefined): boolean {
-  const last = before.at(-1)!;
-  if (IDEOGRAPHIC.test(before) || IDEOGRAPHIC.test(after)) {
-    return !NO_LINE_START.has(after[0]!) && !NO_LINE_END.has(last);
+/** UAX #14 break opportunities of a paragraph (offsets a line may start at), without its end. */
+function uax14Breaks(text: string): Set<number> {
+  // Only between grapheme clusters: the breaker's data is older than some emoji and Indic cluster rules.
+  const clusters = new Set(Array.from(graphemes.segment(text), (s) => s.index));
+  const breaks = new Set<number>();
+  const breaker = new LineBreaker(text);
+  for (let next = breaker.nextBreak(); next; next = breaker.nextBreak()) {
+    if (next.position < text.length && clusters.has(next.position)) breaks.add(next.position);
   }
-  // "Spring-sale" may break after the hyphen, "-5" and "--" may not.
-  return HYPHEN.test(before) && previous !== undefined && ALPHANUMERIC.test(previous) && ALPHANUMERIC.test(after);
+  return breaks;
 }
 
-/** Offsets inside a stretch without spaces where a line may break. */
-function wordBreaks(stretch: string): number[] {
+/** Offsets inside the stretch [start, end) of `text` (no spaces) where a line may break. */
+function wordBreaks(text: string, start: number, end: number, uax14: Set<number>): number[] {
   const breaks: number[] = [];
-  const clusters = graphemesOf(stretch);
-  let offset = 0;
-  for (let i = 0; i < clusters.length - 1; i++) {
-    offset += clusters[i]!.length;
-    if (breakAllowed(clusters[i]!, clusters[i + 1]!, clusters[i - 1])) breaks.push(offset);
-  }
+  for (let at = start + 1; at < end; at++) if (uax14.has(at)) breaks.push(at - start);
+  const stretch = text.slice(start, end);
   if (SOUTHEAST_ASIAN.test(stretch)) {
     for (const { index } of words.segment(stretch)) {
       if (index === 0) continue;
       const around = stretch.slice(Math.max(0, index - 1), index + 1);
-      if (SOUTHEAST_ASIAN.test(around) && !NO_LINE_START.has(stretch[index]!)) breaks.push(index);
+      if (SOUTHEAST_ASIAN.test(around) && !NO_LINE_START.test(stretch.slice(index))) breaks.push(index);
     }
   }
   return [...new Set(breaks)].sort((a, b) => a - b);
@@ -76,11 +70,12 @@ export function atomize(spans: Array<{ text: string } & RunStyle>): Atom[] {
   const text = spans.map((span) => span.text).join('');
   // [start, end, kind] pieces of the paragraph.
   const pieces: Array<[number, number, Atom['kind']]> = [];
+  const uax14 = uax14Breaks(text);
   let cursor = 0;
   const addWords = (end: number) => {
     if (end <= cursor) return;
     let start = cursor;
-    for (const cut of wordBreaks(text.slice(cursor, end))) {
+    for (const cut of wordBreaks(text, cursor, end, uax14)) {
       pieces.push([start, cursor + cut, 'word']);
       start = cursor + cut;
     }
