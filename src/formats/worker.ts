@@ -2,7 +2,7 @@ import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { createAssetFetcher } from '../render/media/assets.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
-import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
+import { CANCEL_CHANNEL, type CancelMessage, PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
 import { type RenderJob, renderJob } from './registry.js';
 
 export type { RenderJob } from './registry.js';
@@ -38,12 +38,31 @@ function progressReporter(id: string | undefined): ((done: number, total: number
   };
 }
 
+/** Renders of this thread that can be cancelled, by cancelId. */
+const cancellable = new Map<string, AbortController>();
+let cancelChannel: BroadcastChannel | undefined;
+
+/** The signal that aborts when the pool posts this render's cancelId (the channel opens on the first use). */
+function cancelSignal(id: string | undefined): AbortSignal | undefined {
+  if (!id) return undefined;
+  if (!cancelChannel) {
+    cancelChannel = new BroadcastChannel(CANCEL_CHANNEL);
+    cancelChannel.onmessage = (event) => cancellable.get((event as { data: CancelMessage }).data.id)?.abort();
+    // The pool keeps the thread alive; the channel must not keep it from stopping.
+    cancelChannel.unref();
+  }
+  const controller = new AbortController();
+  cancellable.set(id, controller);
+  return controller.signal;
+}
+
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
   try {
     const { bytes, warnings, backup } = await renderJob(job, {
       fetcher: renderFetcher(),
       ffmpegPath: data.ffmpegPath,
       onProgress: progressReporter(job.progressId),
+      signal: cancelSignal(job.cancelId),
     });
     return { ok: true, bytes, warnings, backup };
   } catch (error) {
@@ -51,5 +70,7 @@ export default async function render(job: RenderJob): Promise<RenderOutcome> {
       return { ok: false, code: error.code, message: error.message, details: error.details };
     }
     throw error;
+  } finally {
+    if (job.cancelId) cancellable.delete(job.cancelId);
   }
 }
