@@ -39,6 +39,8 @@ export interface RenderCallOptions {
   budgetMs?: number;
   /** Who the render is for (a team): when renders wait for a thread, groups take turns. Default: none. */
   group?: string;
+  /** Background work (thumbnails): a thread goes to it only when no other render waits. Default false. */
+  low?: boolean;
 }
 
 /** A render ran past its budget (counted from the moment a thread took it). */
@@ -118,7 +120,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       return (await this.renderFiles(job, options)).bytes;
     },
     async renderFiles(job, options = {}) {
-      const release = await gate.acquire(options.signal, options.group);
+      const release = await gate.acquire(options.signal, options.group, options.low);
       const budget = options.budgetMs !== undefined ? AbortSignal.timeout(options.budgetMs) : undefined;
       const signals = [options.signal, budget].filter((s): s is AbortSignal => s !== undefined);
       // Cancelling is two steps: ask the render to stop (it kills and reaps its ffmpeg), then terminate its thread

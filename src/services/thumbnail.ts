@@ -49,7 +49,8 @@ export async function drawThumbnail(document: DesignDocument, options: Thumbnail
     return Buffer.from(
       await options.pool.render(
         { document, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale }, skipRejectedSources: true },
-        options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs },
+        // Low priority: a thumbnail drawn in the background never takes a thread ahead of a waiting export.
+        { low: true, ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }) },
       ),
     );
   }
