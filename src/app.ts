@@ -345,7 +345,7 @@ async function serveApi(
   idempotencyPlugin(app, { store: deps.idempotency });
   await openapiPlugin(app, { publicUrl: config.publicUrl, version: VERSION });
 
-  const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails });
+  const designs = createDesignService({ db: db.kysely, dialect: db.dialect, access, thumbnails, queue: deps.jobs });
   const projectService = createProjectService({
     db: db.kysely,
     projects,

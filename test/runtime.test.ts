@@ -43,9 +43,16 @@ test('an imported design gets its thumbnail from the render threads, as a 400 px
     payload: { projectId: project.json().response.project.id, name: 'Spring', document },
   });
   assert.equal(imported.statusCode, 200, imported.body);
+  // The answer does not wait for the thumbnail (issue 14): a background job renders it.
+  await t.runtime.jobs.idle();
   assert.equal(rendered.length, 1, 'one render, through the pool');
-
-  const thumbUrl: string = imported.json().response.template.thumbUrl;
+  const hash: string = imported.json().response.template.id;
+  const listed = await t.app.inject({
+    method: 'GET',
+    url: `/v1/templates?keyword=Spring&exactSearch=true`,
+    headers: t.owner.headers,
+  });
+  const thumbUrl: string = listed.json().response.nodes.find((n: { id: string }) => n.id === hash).thumbUrl;
   const file = await t.download(thumbUrl);
   assert.equal(file.status, 200);
   const png = PNG.sync.read(file.body);

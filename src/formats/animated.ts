@@ -24,6 +24,8 @@ export interface AnimatedOptions {
   scale?: number;
   /** Output frames done so far and the total. */
   onProgress?: (done: number, total: number) => void;
+  /** Stops the render: ffmpeg is killed and waited for (reaped) before the render rejects. */
+  signal?: AbortSignal;
 }
 
 export async function renderGif(
@@ -75,6 +77,7 @@ export async function renderMp4(
       durationSeconds,
       frames: animationFrames(document, sizeIndex, { fps, scale: options.scale, ffmpeg: ffmpegPath, fetcher }),
       audio: audio.tracks,
+      signal: options.signal,
       onProgress: onProgress && ((written) => onProgress(written, total)),
     });
   } finally {

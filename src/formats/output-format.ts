@@ -18,6 +18,8 @@ export interface RenderContext {
   ffmpegPath?: string | null;
   /** Long renders report output frames done and the total (the export shows it as progress). */
   onProgress?: (done: number, total: number) => void;
+  /** Aborted when the pool cancels the render (its budget ran out, or its caller gave up). */
+  signal?: AbortSignal;
 }
 
 /** What every render job carries, whatever its format. */
@@ -30,6 +32,11 @@ export interface RenderJobBase {
   skipRejectedSources?: boolean;
   /** Long renders post `{ id, progress }` on PROGRESS_CHANNEL (progress.ts) under this id. */
   progressId?: string;
+  /**
+   * The render stops when this id is posted on CANCEL_CHANNEL (progress.ts): it kills its child processes (ffmpeg)
+   * and waits for them before it rejects, so nothing is left running or unreaped when the pool gives up on it.
+   */
+  cancelId?: string;
   /** Formats that write their file themselves (`writesFile`): the path to write; the answer then carries no bytes. */
   out?: string;
   /** The file's name without its extension (HTML5 checks it against the network's naming rules). */

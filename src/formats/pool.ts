@@ -7,11 +7,14 @@ import '@napi-rs/canvas';
 // thread that loaded it exits, and unloading libvips while another thread still uses it crashes the process (sharp
 // documents this for worker threads). Loading them here keeps both resident for the life of the process.
 import 'sharp';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
 import type { Finding } from './preflight/finding.js';
+import { CANCEL_CHANNEL, type CancelMessage } from './progress.js';
 import { createThreadGate } from './thread-gate.js';
 import type { RenderJob, RenderOutcome, RenderWorkerData } from './worker.js';
 
@@ -37,6 +40,8 @@ export interface RenderCallOptions {
   budgetMs?: number;
   /** Who the render is for (a team): when renders wait for a thread, groups take turns. Default: none. */
   group?: string;
+  /** Background work (thumbnails): a thread goes to it only when no other render waits. Default false. */
+  low?: boolean;
 }
 
 /** A render ran past its budget (counted from the moment a thread took it). */
@@ -84,9 +89,20 @@ export function findingsOf(error: AppError): Finding[] | undefined {
   return (error as AppError & { [FINDINGS]?: Finding[] })[FINDINGS];
 }
 
+/**
+ * How long a cancelled render has to stop by itself (killing and reaping its ffmpeg) before its thread is terminated.
+ * A still render busy drawing does not look at its signal, and is terminated after this wait.
+ */
+export const CANCEL_GRACE_MS = 2_000;
+
 export function workerFile(): string {
   const here = fileURLToPath(import.meta.url);
   return path.join(path.dirname(here), `worker${path.extname(here)}`);
+}
+
+/** What a cancelled render rejects with, whichever way it stopped. */
+function abortError(): Error {
+  return Object.assign(new Error('The render was cancelled'), { name: 'AbortError' });
 }
 
 export function createRenderPool(options: RenderPoolOptions): RenderPool {
@@ -106,22 +122,39 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   // Renders are handed to piscina only when a thread is free, so that a render's budget can start when it starts:
   // piscina's own queue gives no signal when a task leaves it.
   const gate = createThreadGate(threads);
+  const cancels = new BroadcastChannel(CANCEL_CHANNEL);
+  cancels.unref();
   return {
     threads,
     async render(job, options = {}) {
       return (await this.renderFiles(job, options)).bytes;
     },
     async renderFiles(job, options = {}) {
-      const release = await gate.acquire(options.signal, options.group);
+      const release = await gate.acquire(options.signal, options.group, options.low);
       const budget = options.budgetMs !== undefined ? AbortSignal.timeout(options.budgetMs) : undefined;
       const signals = [options.signal, budget].filter((s): s is AbortSignal => s !== undefined);
+      // Cancelling is two steps: ask the render to stop (it kills and reaps its ffmpeg), then terminate its thread
+      // if it has not stopped within CANCEL_GRACE_MS.
+      const cancelId = randomUUID();
+      const terminate = new AbortController();
+      let grace: NodeJS.Timeout | undefined;
+      const cancel = () => {
+        cancels.postMessage({ id: cancelId } satisfies CancelMessage);
+        grace = setTimeout(() => terminate.abort(), CANCEL_GRACE_MS);
+      };
+      const cancelled = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+      cancelled?.addEventListener('abort', cancel, { once: true });
       let outcome: RenderOutcome;
       try {
-        outcome = await piscina.run(job, signals.length > 0 ? { signal: AbortSignal.any(signals) } : {});
+        outcome = await piscina.run({ ...job, cancelId }, { signal: terminate.signal });
+        if (cancelled?.aborted) throw abortError();
       } catch (error) {
         if (budget?.aborted && !options.signal?.aborted) throw new RenderTimeoutError(options.budgetMs as number);
+        if (options.signal?.aborted) throw abortError();
         throw error;
       } finally {
+        cancelled?.removeEventListener('abort', cancel);
+        clearTimeout(grace);
         release();
       }
       if (outcome.ok) {
@@ -139,6 +172,9 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     queued: () => gate.waiting() + piscina.queueSize,
     // destroy() terminates the threads; close({ force }) rejects the tasks but waits (30 s) for a thread whose render
     // still runs to end.
-    close: (closeOptions) => (closeOptions?.force ? piscina.destroy() : piscina.close()),
+    close: async (closeOptions) => {
+      cancels.close();
+      await (closeOptions?.force ? piscina.destroy() : piscina.close());
+    },
   };
 }

@@ -6,15 +6,17 @@
 export interface ThreadGate {
   /**
    * Resolves with the function that frees the place once one is free; rejects with the signal's reason on abort.
-   * `group` (default: none, a group of its own) is what takes turns.
+   * `group` (default: none, a group of its own) is what takes turns. A `low` waiter gets a place only when no other
+   * waits (background thumbnails must not go ahead of any team's export).
    */
-  acquire(signal?: AbortSignal, group?: string): Promise<() => void>;
+  acquire(signal?: AbortSignal, group?: string, low?: boolean): Promise<() => void>;
   /** Callers waiting for a place. */
   waiting(): number;
 }
 
 interface Waiter {
   group: string;
+  low: boolean;
   grant: () => void;
   signal?: AbortSignal;
   onAbort: () => void;
@@ -40,7 +42,12 @@ export function createThreadGate(slots: number): ThreadGate {
       }
       let pick = 0;
       for (let i = 1; i < line.length; i++) {
-        if ((running.get(line[i].group) ?? 0) < (running.get(line[pick].group) ?? 0)) pick = i;
+        const [candidate, best] = [line[i], line[pick]];
+        if (candidate.low !== best.low) {
+          if (best.low) pick = i;
+          continue;
+        }
+        if ((running.get(candidate.group) ?? 0) < (running.get(best.group) ?? 0)) pick = i;
       }
       const [next] = line.splice(pick, 1);
       next.signal?.removeEventListener('abort', next.onAbort);
@@ -49,7 +56,7 @@ export function createThreadGate(slots: number): ThreadGate {
   }
 
   return {
-    acquire(signal, group = '') {
+    acquire(signal, group = '', low = false) {
       if (signal?.aborted) return Promise.reject(signal.reason);
       if (free > 0) {
         free--;
@@ -58,6 +65,7 @@ export function createThreadGate(slots: number): ThreadGate {
       return new Promise((resolve, reject) => {
         const waiter: Waiter = {
           group,
+          low,
           signal,
           grant: () => resolve(releaser(group)),
           onAbort: () => {

@@ -6,7 +6,7 @@ import { useBrandFamilies as registerBrandFamilies, requireEmbeddable } from '..
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
 import { type Finding, sortFindings } from './preflight/finding.js';
 import { preflightSize } from './preflight/preflight.js';
-import { PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
+import { CANCEL_CHANNEL, type CancelMessage, PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
 import { formatOf, type RenderJob, renderJob } from './registry.js';
 
 export type { RenderJob } from './registry.js';
@@ -82,6 +82,24 @@ async function preflightOf(job: RenderJob): Promise<Finding[]> {
   });
 }
 
+/** Renders of this thread that can be cancelled, by cancelId. */
+const cancellable = new Map<string, AbortController>();
+let cancelChannel: BroadcastChannel | undefined;
+
+/** The signal that aborts when the pool posts this render's cancelId (the channel opens on the first use). */
+function cancelSignal(id: string | undefined): AbortSignal | undefined {
+  if (!id) return undefined;
+  if (!cancelChannel) {
+    cancelChannel = new BroadcastChannel(CANCEL_CHANNEL);
+    cancelChannel.onmessage = (event) => cancellable.get((event as { data: CancelMessage }).data.id)?.abort();
+    // The pool keeps the thread alive; the channel must not keep it from stopping.
+    cancelChannel.unref();
+  }
+  const controller = new AbortController();
+  cancellable.set(id, controller);
+  return controller.signal;
+}
+
 export default async function render(job: RenderJob): Promise<RenderOutcome> {
   let findings: Finding[] = [];
   try {
@@ -96,6 +114,7 @@ export default async function render(job: RenderJob): Promise<RenderOutcome> {
       fetcher: job.fetchTimeoutMs === undefined ? renderFetcher() : budgetFetcher(job.fetchTimeoutMs),
       ffmpegPath: data.ffmpegPath,
       onProgress: progressReporter(job.progressId),
+      signal: cancelSignal(job.cancelId),
     });
     findings = [...findings, ...(result.findings ?? [])];
     // A finding only the made file shows (HTML5_WEIGHT): the file exists, but `fail` still refuses to deliver it.
@@ -113,5 +132,7 @@ export default async function render(job: RenderJob): Promise<RenderOutcome> {
       };
     }
     throw error;
+  } finally {
+    if (job.cancelId) cancellable.delete(job.cancelId);
   }
 }

@@ -15,6 +15,7 @@ import type { ChangeAttribute } from '../elements/element-kind.js';
 import { kindOfElement, type LayerType } from '../elements/registry.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
+import type { JobQueue } from '../jobs/job-queue.js';
 import { fontFamily as catalogueFamily } from '../render/text/fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Db, Dialect } from '../storage/db/database.js';
@@ -40,6 +41,12 @@ export interface DesignServiceDeps {
   dialect: Dialect;
   access: Pick<Access, 'requireProject' | 'requireFolder'>;
   thumbnails: Thumbnails;
+  /**
+   * When given, imports and content changes answer without drawing the thumbnail: they store none and enqueue a
+   * `design.thumbnail` job (issue 14: a pathological document must not hold the answer for its render). Without it
+   * (the CLI seeder) the thumbnail is drawn before answering.
+   */
+  queue?: Pick<JobQueue, 'enqueue'>;
 }
 
 export interface ImportDesignInput {
@@ -66,7 +73,10 @@ export interface ListDesignsQuery extends PageQuery {
 export interface ImportOptions {
   /** Runs inside the import's transaction after the design row is written, with the stored (normalised) document. */
   within?: (tx: Kysely<Database>, created: { row: DesignRow; document: DesignDocument }) => Promise<void>;
-  /** 'now' (default) draws the thumbnail before answering; 'later' leaves thumbUrl null for a background job. */
+  /**
+   * 'now' draws the thumbnail before answering; 'later' leaves thumbUrl null for a background job the caller enqueues.
+   * Default: a job enqueued here when the service has a queue, else 'now'.
+   */
   thumbnail?: 'now' | 'later';
 }
 
@@ -206,8 +216,17 @@ export function versionEventOf(version: DesignVersionRow, actor: Actor) {
   };
 }
 
-export function createDesignService({ db, dialect, access, thumbnails }: DesignServiceDeps) {
+export function createDesignService({ db, dialect, access, thumbnails, queue }: DesignServiceDeps) {
   const designs = createDesignRepository(db, dialect);
+
+  /** Has the thumbnail of this revision drawn in the background (after the commit: the queue may live elsewhere). */
+  async function thumbnailLater(row: { id: number; revision: number }): Promise<void> {
+    await queue?.enqueue(
+      'design.thumbnail',
+      { designId: row.id, revision: row.revision },
+      { jobId: `design.thumbnail:${row.id}:${row.revision}` },
+    );
+  }
 
   /** The node as GET /v1/templates lists it; `thumbUrl` is a fresh link valid 12 hours. */
   async function nodeOf(row: DesignListRow) {
@@ -331,11 +350,16 @@ export function createDesignService({ db, dialect, access, thumbnails }: DesignS
         const template = await nodeOf(row);
         await recordEvent(tx, { teamId: actor.teamId, action: 'design/create', data: { template } });
         await options.within?.(tx, { row, document: stored });
-        return { template };
+        return { template, row };
       });
-    return options.thumbnail === 'later'
-      ? insert(null)
-      : withThumbnail(hash, doc, insert, { teamId: actor.teamId, projectId: project.id });
+    const mode = options.thumbnail ?? (queue ? 'queue' : 'now');
+    if (mode === 'now')
+      return {
+        template: (await withThumbnail(hash, doc, insert, { teamId: actor.teamId, projectId: project.id })).template,
+      };
+    const { template, row } = await insert(null);
+    if (mode === 'queue') await thumbnailLater(row);
+    return { template };
   }
 
   /**
@@ -343,55 +367,54 @@ export function createDesignService({ db, dialect, access, thumbnails }: DesignS
    * version named `versionName`; bumps the revision and remakes the thumbnail. Document replacement and restores.
    */
   async function replaceContent(actor: Actor, design: DesignRow, doc: DesignDocument, versionName: string) {
-    const { result, previousThumb } = await withThumbnail(
-      design.hash,
-      doc,
-      (thumbKey) =>
-        db.transaction().execute(async (tx) => {
-          const repo = createDesignRepository(tx, dialect);
-          // Re-read under the row lock: the snapshot must be the content this change replaces.
-          const current = await repo.lock(design.id);
-          if (!current) throw notFound('hash', design.hash);
-          const currentDoc = documentOf(current);
-          const version = await createDesignVersionRepository(tx).insert({
-            designId: current.id,
-            name: versionName,
-            document: current.document,
-            sizeHash: currentDoc.sizes[0].hash as string,
-            automatic: true,
-            userId: actor.userId,
-          });
-          const stored = await assignSizeHashes(repo, doc, {
-            designId: current.id,
-            reserved: current.hash,
-            existing: currentDoc,
-          });
-          const row = await repo.update(
-            current.id,
-            {
-              document: JSON.stringify(stored),
-              name: stored.name,
-              revision: current.revision + 1,
-              thumb_key: thumbKey,
-            },
-            actor.userId,
-          );
-          await repo.replaceSizes(
-            row.id,
-            stored.sizes.map((size) => size.hash as string),
-          );
-          const template = await nodeOf(row);
-          await recordEvent(tx, {
-            teamId: actor.teamId,
-            action: 'designVersion/create',
-            data: { template, version: versionEventOf(version, actor) },
-          });
-          await recordEvent(tx, { teamId: actor.teamId, action: 'design/update', data: { template } });
-          return { result: { template, document: stored }, previousThumb: current.thumb_key };
-        }),
-      { teamId: design.team_id, projectId: design.project_id },
-    );
+    const change = (thumbKey: string | null) =>
+      db.transaction().execute(async (tx) => {
+        const repo = createDesignRepository(tx, dialect);
+        // Re-read under the row lock: the snapshot must be the content this change replaces.
+        const current = await repo.lock(design.id);
+        if (!current) throw notFound('hash', design.hash);
+        const currentDoc = documentOf(current);
+        const version = await createDesignVersionRepository(tx).insert({
+          designId: current.id,
+          name: versionName,
+          document: current.document,
+          sizeHash: currentDoc.sizes[0].hash as string,
+          automatic: true,
+          userId: actor.userId,
+        });
+        const stored = await assignSizeHashes(repo, doc, {
+          designId: current.id,
+          reserved: current.hash,
+          existing: currentDoc,
+        });
+        const row = await repo.update(
+          current.id,
+          { document: JSON.stringify(stored), name: stored.name, revision: current.revision + 1, thumb_key: thumbKey },
+          actor.userId,
+        );
+        await repo.replaceSizes(
+          row.id,
+          stored.sizes.map((size) => size.hash as string),
+        );
+        const template = await nodeOf(row);
+        await recordEvent(tx, {
+          teamId: actor.teamId,
+          action: 'designVersion/create',
+          data: { template, version: versionEventOf(version, actor) },
+        });
+        await recordEvent(tx, { teamId: actor.teamId, action: 'design/update', data: { template } });
+        return { result: { template, document: stored }, previousThumb: current.thumb_key, row };
+      });
+    // With a queue the new revision has no thumbnail until its job draws it (thumbUrl null meanwhile): the answer
+    // does not wait for a render.
+    const { result, previousThumb, row } = queue
+      ? await change(null)
+      : await withThumbnail(design.hash, doc, change, {
+          teamId: design.team_id,
+          projectId: design.project_id,
+        });
     await thumbnails.discard([previousThumb]);
+    if (queue) await thumbnailLater(row);
     return result;
   }
 

@@ -64,7 +64,8 @@ export async function drawThumbnail(
           settings: { scale },
           skipRejectedSources: true,
         },
-        options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs },
+        // Low priority: a thumbnail drawn in the background never takes a thread ahead of a waiting export.
+        { low: true, ...(options.budgetMs === undefined ? {} : { budgetMs: options.budgetMs }) },
       ),
     );
   }

@@ -194,7 +194,7 @@ describe('placard serve stopping with a response under way', () => {
   after(() => e.cleanup());
 
   test('SIGTERM while a keep-alive request is in flight answers it, then exits 0', async () => {
-    // An image that takes 1.5 s to arrive keeps the import (which draws the thumbnail) in flight.
+    // An image that takes 1.5 s to arrive (for the thumbnail drawn in the background).
     const slow = http.createServer((_req, res) => {
       setTimeout(() => res.writeHead(404).end(), 1_500);
     });
@@ -234,12 +234,26 @@ describe('placard serve stopping with a response under way', () => {
           },
         ],
       };
-      // fetch keeps its connections alive: the import's connection is the one that used to hold the stop open.
+      // fetch keeps its connections alive: the import's connection is the one that used to hold the stop open. The
+      // import no longer waits for its thumbnail (issue 14), so its body arrives slowly: half now, the rest in 1.5 s.
+      const body = new TextEncoder().encode(
+        JSON.stringify({ projectId: projects.response.nodes[0].id, name: 'Slow', document }),
+      );
+      const half = Math.floor(body.length / 2);
+      const slowBody = new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(body.subarray(0, half));
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          controller.enqueue(body.subarray(half));
+          controller.close();
+        },
+      });
       const inFlight = fetch(`${url}/v1/templates/import`, {
         method: 'POST',
-        headers,
-        body: JSON.stringify({ projectId: projects.response.nodes[0].id, name: 'Slow', document }),
-      });
+        headers: { ...headers, 'content-length': String(body.length) },
+        body: slowBody,
+        duplex: 'half',
+      } as RequestInit);
       await new Promise((resolve) => setTimeout(resolve, 400));
       child.kill('SIGTERM');
       const answered = await inFlight;

@@ -1,14 +1,18 @@
 // The worker-thread pool: renders run in worker threads (not on this one), give the same pixels as a render here, keep
 // AppError codes across the thread boundary, and run side by side.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { readDocument } from '../../src/domain/design.schema.js';
 import { AppError } from '../../src/errors.js';
 import { renderImage } from '../../src/formats/pipeline.js';
 import { createRenderPool, type RenderPool, RenderTimeoutError, workerFile } from '../../src/formats/pool.js';
 import { canvasPool } from '../../src/render/canvas-pool.js';
+import { ffmpegBinary } from '../../src/render/media/video-frame.js';
 import { comparePngs } from '../render/golden.js';
 import { assertPixel, decodeAny, decodePng } from '../render/pixels.js';
 import { photo, QUADRANTS, type RenderMedia, startRenderMedia } from '../render/render-media.js';
@@ -239,5 +243,96 @@ describe('render budgets count the render alone', () => {
       ),
     );
     assert.equal(pixels.width, 300);
+  });
+});
+
+/** This process's child processes named ffmpeg, with their state (R, S, Z for a zombie…), from /proc. */
+function ffmpegChildren(): { pid: number; state: string }[] {
+  const found: { pid: number; state: string }[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // pid (comm) state ppid …: comm may hold spaces, so split after its closing parenthesis.
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(ppid) === process.pid && comm.includes('ffmpeg')) found.push({ pid: Number(entry), state });
+  }
+  return found;
+}
+
+describe('a video past its budget leaves no ffmpeg behind (issue 14)', async () => {
+  const ffmpeg = await ffmpegBinary();
+  const skip = process.platform !== 'linux' ? 'reads /proc' : false;
+
+  test('no ffmpeg process, running or zombie, is left after a timed-out MP4', { skip }, async () => {
+    assert.ok(ffmpeg, 'no ffmpeg: npm install @ffmpeg-installer/ffmpeg, or apt-get install ffmpeg');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-pool-mp4-'));
+    const video = createRenderPool({ threads: 1, allowPrivateUrls: true });
+    try {
+      // A minute of 1080x1920 at 60 fps with moving shapes: minutes of encoding, far past a 6 s budget.
+      const document = readDocument({
+        name: 'Long video',
+        sizes: [
+          {
+            name: 'Story',
+            width: 1080,
+            height: 1920,
+            backgroundColor: '#102030',
+            slides: [
+              {
+                duration: 60,
+                elements: Array.from({ length: 12 }, (_, i) => ({
+                  name: `disc${i}`,
+                  type: 'shape',
+                  shape: 'ellipse',
+                  x: 40 * i,
+                  y: 90 * i,
+                  width: 300,
+                  height: 300,
+                  fill: '#F0A030',
+                  animations: [{ effect: 'slide', from: 'left', duration: 60 }],
+                })),
+              },
+            ],
+          },
+        ],
+      });
+      const out = path.join(dir, 'long.mp4');
+      let sawFfmpeg = false;
+      let settled = false;
+      const render = video.render(
+        { document, sizeIndex: 0, slideIndex: 0, format: 'mp4', settings: { targetFPS: 60 }, out },
+        { budgetMs: 6_000 },
+      );
+      render
+        .catch(() => {})
+        .finally(() => {
+          settled = true;
+        });
+      const watching = (async () => {
+        while (!settled && !sawFfmpeg) {
+          sawFfmpeg = ffmpegChildren().length > 0;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      await assert.rejects(render, (error: unknown) => error instanceof RenderTimeoutError);
+      await watching;
+      assert.ok(sawFfmpeg, 'the render started an ffmpeg (else this test shows nothing)');
+      // Reaped before the render rejected; a short look again covers a kill signal still being delivered.
+      let left = ffmpegChildren();
+      for (let i = 0; i < 50 && left.length > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        left = ffmpegChildren();
+      }
+      assert.deepEqual(left, [], 'ffmpeg children left (state Z is a zombie)');
+    } finally {
+      await video.close({ force: true });
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

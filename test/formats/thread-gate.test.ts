@@ -31,6 +31,25 @@ describe('createThreadGate', () => {
     assert.equal(gate.waiting(), 0);
   });
 
+  test('a low waiter (a background thumbnail) gets a place only when no other waits (issue 14)', async () => {
+    const gate = createThreadGate(1);
+    const granted: string[] = [];
+    const take = (name: string, group: string, low = false) =>
+      gate.acquire(undefined, group, low).then((release) => {
+        granted.push(name);
+        return release;
+      });
+    const held = await take('a1', 'team-a');
+    const thumb = take('thumb', '', true);
+    const b1 = take('b1', 'team-b');
+    const a2 = take('a2', 'team-a');
+    held();
+    (await b1)();
+    (await a2)();
+    (await thumb)();
+    assert.deepEqual(granted, ['a1', 'b1', 'a2', 'thumb']);
+  });
+
   test('an aborted waiter leaves the line and never holds a place', async () => {
     const gate = createThreadGate(1);
     const held = await gate.acquire();

@@ -101,6 +101,20 @@ export interface TextLayout {
 export const ELLIPSIS = '…';
 /** Resolution of autoFit's search, in px. */
 export const AUTOFIT_STEP = 0.25;
+/**
+ * Sizes autoFit tries per pass (strict, then with words broken), the two ends included (issue 14: the work of a fit is
+ * bounded, whatever the sizes asked). A bisection over the widest grid the schema allows (fontSize 2000 down to
+ * 0.25 px: 8 000 steps) needs 13 probes besides its ends, so the bound only stops the search in theory; it is the
+ * documented ceiling of the work.
+ */
+export const AUTOFIT_MAX_PROBES = 16;
+/**
+ * Characters one element lays out at most: the schema caps `text` and `label` at 10 000 (MAX_TEXT_LENGTH); a case
+ * transform can lengthen a text (ß → SS), and text that did not come through the schema (the CLI) is not capped.
+ * Characters past this are not laid out. One fit therefore measures at most 2 × AUTOFIT_MAX_PROBES × this many
+ * characters (memoised per word and size, so usually far fewer).
+ */
+export const MAX_LAID_OUT_CHARACTERS = 20_000;
 const EPSILON = 1e-6;
 
 interface Paragraph {
@@ -515,7 +529,7 @@ function shrinkToFit(paragraphs: Paragraph[], box: TextBox, ruler: Ruler): numbe
     // Invariant: sizeAt(lo) fits, sizes above sizeAt(hi) do not.
     let lo = 0;
     let hi = steps;
-    while (lo < hi) {
+    for (let probes = 2; lo < hi && probes < AUTOFIT_MAX_PROBES; probes++) {
       const mid = (lo + hi + 1) >> 1;
       if (fitsAt(paragraphs, box, sizeAt(mid), ruler, strict)) lo = mid;
       else hi = mid - 1;
@@ -525,10 +539,33 @@ function shrinkToFit(paragraphs: Paragraph[], box: TextBox, ruler: Ruler): numbe
   return min;
 }
 
+/** The spans cut after `max` UTF-16 units (never inside a surrogate pair): see MAX_LAID_OUT_CHARACTERS. */
+function capSpans<S extends { text: string }>(spans: S[], max: number): S[] {
+  let left = max;
+  const kept: S[] = [];
+  for (const span of spans) {
+    if (left <= 0) break;
+    if (span.text.length <= left) {
+      kept.push(span);
+      left -= span.text.length;
+      continue;
+    }
+    let end = left;
+    const code = span.text.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff) end--;
+    kept.push({ ...span, text: span.text.slice(0, end) });
+    left = 0;
+  }
+  return kept;
+}
+
 /** Lays out `box.text` in its box. */
 export function layoutText(box: TextBox, measurer: TextMeasurer): TextLayout {
   const source = box.text.replace(/\r\n?/g, '\n');
-  const spans = transformSpans(box.markdown ? parseMarkdown(source) : plainSpans(source), box.textTransform);
+  const spans = capSpans(
+    transformSpans(box.markdown ? parseMarkdown(source) : plainSpans(source), box.textTransform),
+    MAX_LAID_OUT_CHARACTERS,
+  );
   const paragraphs = paragraphsOf(spans);
   const ruler = new Ruler(measurer, box.letterSpacing ?? 0);
   const fontSize = box.autoFit === 'shrink' ? shrinkToFit(paragraphs, box, ruler) : box.fontSize;

@@ -6,10 +6,12 @@ import { visualOrder } from '../../../src/render/text/bidi.js';
 import { atomize } from '../../../src/render/text/line-break.js';
 import { parseMarkdown } from '../../../src/render/text/markdown-runs.js';
 import {
+  AUTOFIT_MAX_PROBES,
   AUTOFIT_STEP,
   applyTextTransform,
   ELLIPSIS,
   layoutText,
+  MAX_LAID_OUT_CHARACTERS,
   type TextBox,
   type TextLayout,
   type TextMeasurer,
@@ -389,5 +391,45 @@ describe('right-to-left', () => {
   test('visual order reverses runs by level', () => {
     assert.deepEqual(visualOrder([0, 1, 1, 0]), [0, 2, 1, 3]);
     assert.deepEqual(visualOrder([1, 2, 2, 1]), [3, 1, 2, 0]);
+  });
+});
+
+describe('the work of a layout is bounded (issue 14)', () => {
+  /** The measurer above, recording the sizes it was asked about and every text it measured. */
+  function recording() {
+    const sizes = new Set<number>();
+    const measured: string[] = [];
+    const recorder: TextMeasurer = {
+      font: measurer.font,
+      measure(text, font) {
+        sizes.add(Number(/([\d.]+)px/.exec(font)![1]));
+        measured.push(text);
+        return measurer.measure(text, font);
+      },
+    };
+    return { recorder, sizes, measured };
+  }
+
+  test('characters past MAX_LAID_OUT_CHARACTERS are neither measured nor laid out', () => {
+    const { recorder, measured } = recording();
+    const text = `${'ab '.repeat(Math.ceil(MAX_LAID_OUT_CHARACTERS / 3))}ZZZZ tail`;
+    const result = layoutText({ text, width: 300, height: 250, fontSize: 10 }, recorder);
+    assert.ok(!measured.some((piece) => piece.includes('Z')), 'the text past the bound was measured');
+    assert.ok(!texts(result).join('').includes('Z'));
+    assert.ok(texts(result).join('').length > 0);
+  });
+
+  test('autoFit probes at most AUTOFIT_MAX_PROBES sizes per pass over 10 000 characters down to 1 px', () => {
+    const { recorder, sizes } = recording();
+    const text = Array.from({ length: 2000 }, (_, i) => `w${i % 97}rd`)
+      .join(' ')
+      .slice(0, 10_000);
+    const result = layoutText(
+      { text, width: 300, height: 12, fontSize: 2000, autoFit: 'shrink', minFontSize: 1 },
+      recorder,
+    );
+    // Two passes (whole words, then broken words) of at most AUTOFIT_MAX_PROBES sizes each.
+    assert.ok(sizes.size <= 2 * AUTOFIT_MAX_PROBES, `${sizes.size} sizes measured`);
+    assert.ok(result.fontSize >= 1 && result.fontSize < 2000);
   });
 });
