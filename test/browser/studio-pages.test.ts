@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DEMO_DESIGNS } from '../../src/cli/demo-designs.js';
 import { STUDIO_DIR } from '../../src/http/routes/studio.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
@@ -221,5 +222,38 @@ describe('the studio pages in Chromium', () => {
     await page.getByRole('button', { name: 'Delete webhook Team changes' }).click();
     await page.getByRole('cell', { name: 'Team changes', exact: true }).waitFor({ state: 'detached' });
     assert.deepEqual(await get('/v1/webhooks'), []);
+  });
+
+  test('share page: a comment is pinned by clicking on the design', async () => {
+    const call = async (method: 'POST', url: string, payload: object) => {
+      const res = await t.app.inject({ method, url, headers: t.owner.headers, payload });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().response;
+    };
+    const project = await call('POST', '/v1/projects', { name: 'Review', brandKitId: kitId });
+    const design = DEMO_DESIGNS[0];
+    const imported = await call('POST', '/v1/templates/import', {
+      projectId: project.project.id,
+      name: design.name,
+      document: design.document,
+    });
+    const hash = imported.template.id as string;
+    const link = (await get(`/v1/shareLink/${hash}`)).shareLinkUrl as string;
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(link);
+    await page.getByLabel('Your name').fill('Rita');
+    await page.getByLabel('Comment', { exact: true }).fill('Move the logo here');
+    await page.getByRole('button', { name: 'Pin on the design' }).click();
+    const target = page.getByRole('button', { name: 'Click on the design where the comment belongs' });
+    await target.click({ position: { x: 30, y: 40 } });
+    await page.getByRole('status').filter({ hasText: 'Pinned at 30, 40.' }).waitFor();
+    await target.waitFor({ state: 'hidden' }); // the ad is clickable again
+    await page.getByRole('button', { name: 'Post comment' }).click();
+    await page.getByRole('listitem', { name: 'Comment by Rita' }).waitFor();
+    const [thread] = (await get(`/v1/shareLink/${hash}`)).comments.threads;
+    assert.equal(thread.text, 'Move the logo here');
+    assert.deepEqual([thread.position.x, thread.position.y], [30, 40]);
   });
 });
