@@ -242,13 +242,27 @@ describe('the studio pages in Chromium', () => {
     const context = await browser.newContext();
     contexts.push(context);
     const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(link);
     await page.getByLabel('Your name').fill('Rita');
     await page.getByLabel('Comment', { exact: true }).fill('Move the logo here');
     await page.getByRole('button', { name: 'Pin on the design' }).click();
     const target = page.getByRole('button', { name: 'Click on the design where the comment belongs' });
-    await target.click({ position: { x: 30, y: 40 } });
-    await page.getByRole('status').filter({ hasText: 'Pinned at 30, 40.' }).waitFor();
+    await target.waitFor();
+    // A real pointer click at a point of the layer (30, 40 from the design's top-left corner).
+    const box = await target.boundingBox();
+    assert.ok(box);
+    await page.mouse.click(box.x + 30, box.y + 40);
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Pinned at 30, 40.' })
+      .waitFor({ timeout: 5000 })
+      .catch(async (error) => {
+        throw new Error(`errors: ${pageErrors.join(' | ')}; status: ${await page.textContent('#pin-status')}`, {
+          cause: error,
+        });
+      });
     await target.waitFor({ state: 'hidden' }); // the ad is clickable again
     await page.getByRole('button', { name: 'Post comment' }).click();
     await page.getByRole('listitem', { name: 'Comment by Rita' }).waitFor();
