@@ -270,4 +270,57 @@ describe('the studio pages in Chromium', () => {
     assert.equal(thread.text, 'Move the logo here');
     assert.deepEqual([thread.position.x, thread.position.y], [30, 40]);
   });
+
+  test('designs: create a project, a card lists its sizes, rename and delete a design and a folder', async () => {
+    const page = await signedIn('Editor');
+    await page.getByLabel('New project name').fill('Autumn');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const projectSelect = page.getByRole('combobox', { name: /^Project/ });
+    await projectSelect.getByRole('option', { name: 'Autumn' }).waitFor({ state: 'attached' });
+    const projects = (await get('/v1/projects?limit=100')).nodes as { id: number; name: string }[];
+    const autumn = projects.find((p) => p.name === 'Autumn');
+    assert.ok(autumn, 'the project was created through the API');
+    const design = DEMO_DESIGNS[0];
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/v1/templates/import',
+      headers: t.owner.headers,
+      payload: { projectId: autumn.id, name: design.name, document: design.document },
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    const hash = imported.json().response.template.id as string;
+    const sizes = (await get(`/v1/templates/${hash}/design-sizes`)) as { width: number; height: number }[];
+    await page.reload();
+    await projectSelect.selectOption({ label: 'Autumn' });
+    await page.getByRole('listitem', { name: design.name }).waitFor();
+    const caption = await page.getByLabel(`Sizes of ${design.name}`).textContent();
+    for (const s of sizes)
+      assert.ok(caption?.includes(`${s.width}×${s.height}`), `${caption} lists ${s.width}×${s.height}`);
+
+    await page.getByRole('button', { name: `Rename ${design.name}` }).click();
+    await page.getByLabel(`New name for ${design.name}`).fill('Autumn banner');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('listitem', { name: 'Autumn banner' }).waitFor();
+    const listed = async () =>
+      ((await get(`/v1/templates?projectId=${autumn.id}`)).nodes as { id: string; name: string }[]).map((n) => n.name);
+    assert.deepEqual(await listed(), ['Autumn banner']);
+
+    await page.getByLabel('New folder name').fill('Drafts');
+    await page.getByRole('button', { name: 'Create folder' }).click();
+    await page.getByRole('button', { name: 'Drafts', exact: true }).click();
+    await page.getByRole('button', { name: 'Rename folder Drafts' }).click();
+    await page.getByLabel('New name for folder Drafts').fill('Archive');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('button', { name: 'Archive', exact: true }).waitFor();
+    const folders = async () =>
+      ((await get(`/v1/folders?projectId=${autumn.id}`)).folders as { name: string }[]).map((f) => f.name);
+    assert.deepEqual(await folders(), ['Archive']);
+    await page.getByRole('button', { name: 'Delete folder Archive' }).click();
+    await page.getByRole('button', { name: 'Archive', exact: true }).waitFor({ state: 'detached' });
+    assert.deepEqual(await folders(), []);
+
+    await page.getByRole('button', { name: 'Delete Autumn banner' }).click();
+    await page.getByRole('listitem', { name: 'Autumn banner' }).waitFor({ state: 'detached' });
+    assert.deepEqual(await listed(), []);
+  });
 });
