@@ -323,4 +323,53 @@ describe('the studio pages in Chromium', () => {
     await page.getByRole('listitem', { name: 'Autumn banner' }).waitFor({ state: 'detached' });
     assert.deepEqual(await listed(), []);
   });
+
+  test('export dialog: the GIF presets are the API values, and a finished export is listed under recent exports', async () => {
+    const page = await signedIn('Editor');
+    await page.getByLabel('New project name').fill('Winter');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const projectSelect = page.getByRole('combobox', { name: /^Project/ });
+    await projectSelect.getByRole('option', { name: 'Winter' }).waitFor({ state: 'attached' });
+    const projects = (await get('/v1/projects?limit=100')).nodes as { id: number; name: string }[];
+    const winter = projects.find((p) => p.name === 'Winter');
+    assert.ok(winter);
+    const design = DEMO_DESIGNS[0];
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/v1/templates/import',
+      headers: t.owner.headers,
+      payload: { projectId: winter.id, name: design.name, document: design.document },
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    const hash = imported.json().response.template.id as string;
+    await page.reload();
+    await projectSelect.selectOption({ label: 'Winter' });
+    await page.getByRole('button', { name: `Export ${design.name}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Export ${design.name}` });
+    await dialog.getByLabel('File type').selectOption('gif');
+    const presets = await dialog
+      .getByLabel('GIF preset')
+      .locator('option')
+      .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    assert.deepEqual(presets, ['highQuality', 'optimized', 'static']);
+    // The values the dialog sent before were refused by the API.
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/v1/export',
+      headers: t.owner.headers,
+      payload: { creativeHash: hash, type: 'gif', exportSettings: { gifPreset: 'standard' } },
+    });
+    assert.equal(refused.statusCode, 400, refused.body);
+
+    await dialog.getByLabel('File type').selectOption('png');
+    await dialog.getByRole('button', { name: 'Start export' }).click();
+    await dialog.getByRole('status').filter({ hasText: 'Status: complete' }).waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: `Export ${design.name}` }).click();
+    await page
+      .getByRole('list', { name: 'Recent exports' })
+      .getByRole('listitem')
+      .filter({ hasText: /^PNG · .* · complete$/ })
+      .waitFor();
+  });
 });
