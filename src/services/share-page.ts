@@ -174,8 +174,11 @@ const REVIEW_SCRIPT = `
   target.addEventListener('click', function (e) {
     var box = target.getBoundingClientRect();
     var frame = document.getElementById('ad');
-    var x = Math.max(0, Math.min(Number(frame.getAttribute('width')), Math.round(e.clientX - box.left)));
-    var y = Math.max(0, Math.min(Number(frame.getAttribute('height')), Math.round(e.clientY - box.top)));
+    var w = Number(frame.getAttribute('width')), h = Number(frame.getAttribute('height'));
+    // A click from the keyboard (Enter, Space) has no pointer position (detail 0): it pins at the centre.
+    var keyboard = e.detail === 0;
+    var x = keyboard ? Math.round(w / 2) : Math.max(0, Math.min(w, Math.round(e.clientX - box.left)));
+    var y = keyboard ? Math.round(h / 2) : Math.max(0, Math.min(h, Math.round(e.clientY - box.top)));
     document.getElementById('x').value = String(x);
     document.getElementById('y').value = String(y);
     target.hidden = true;
