@@ -42,7 +42,9 @@ nav span{opacity:.7}
 button{padding:4px 12px;border-radius:6px;border:1px solid #0F172A;background:#FFF;cursor:pointer}
 main{display:flex;justify-content:center;gap:24px;flex-wrap:wrap;padding:32px 16px}
 .stage{position:relative;align-self:flex-start}
-.pin{position:absolute;width:18px;height:18px;margin:-9px 0 0 -9px;border-radius:50%;background:#F59E0B;color:#111;font:11px/18px system-ui;text-align:center;pointer-events:none}
+.pin,.draft-pin{position:absolute;width:18px;height:18px;margin:-9px 0 0 -9px;border-radius:50%;background:#F59E0B;color:#111;font:11px/18px system-ui;text-align:center;pointer-events:none}
+.draft-pin{background:#2563EB;color:#FFF}
+.pin-target{position:absolute;inset:0;width:100%;height:100%;padding:0;border:2px dashed #2563EB;border-radius:0;background:rgba(37,99,235,.08);cursor:crosshair}
 aside{width:320px;background:#FFF;border:1px solid #E2E8F0;border-radius:8px;padding:12px}
 aside h2{font-size:15px;margin:4px 0 8px}
 aside label{display:block;margin:6px 0;font-size:12px}
@@ -64,6 +66,7 @@ ${switcher}
 <main>
 <div class="stage" id="stage" data-size-hash="${escapeHtml(size.hash ?? '')}">
 <iframe id="ad" title="${escapeHtml(size.name)}" src="${base}/${current}/index.html" width="${size.width}" height="${size.height}" scrolling="no" sandbox="allow-scripts allow-popups allow-popups-to-escape-sandbox"></iframe>
+<button type="button" id="pin-target" class="pin-target" hidden aria-label="Click on the design where the comment belongs"></button>
 </div>
 ${reviewPanel(size)}
 </main>
@@ -86,8 +89,10 @@ function reviewPanel(size: SharePageSize): string {
 <form id="comment-form" aria-label="New comment">
 <label>Your name<input id="author" name="author" required maxlength="80" autocomplete="name"></label>
 <label>Comment<textarea id="text" name="text" required maxlength="2000" rows="3"></textarea></label>
-<label>Pin at X (px)<input id="x" name="x" type="number" min="0" max="${size.width}" value="${Math.round(size.width / 2)}"></label>
-<label>Pin at Y (px)<input id="y" name="y" type="number" min="0" max="${size.height}" value="${Math.round(size.height / 2)}"></label>
+<input id="x" name="x" type="hidden" value="${Math.round(size.width / 2)}">
+<input id="y" name="y" type="hidden" value="${Math.round(size.height / 2)}">
+<button type="button" id="place-pin">Pin on the design</button>
+<p id="pin-status" role="status">Pinned at the centre (${Math.round(size.width / 2)}, ${Math.round(size.height / 2)}).</p>
 <button type="submit">Post comment</button>
 <p id="comment-error" role="alert"></p>
 </form>
@@ -156,6 +161,31 @@ const REVIEW_SCRIPT = `
     reviews.replaceChildren();
     data.reviews.forEach(function (r) { reviews.appendChild(el('li', r.author + (r.decision === 'approved' ? ' approved' : ' asked for changes') + (r.text ? ': ' + r.text : ''))); });
   }
+  // Pinning by clicking on the design: the ad is a sandboxed iframe whose clicks never reach this page, so a
+  // transparent layer is laid over it only while choosing the point (the ad stays clickable the rest of the time).
+  var target = document.getElementById('pin-target');
+  var pinStatus = document.getElementById('pin-status');
+  var draft = null;
+  document.getElementById('place-pin').addEventListener('click', function () {
+    target.hidden = false;
+    pinStatus.textContent = 'Click on the design where the comment belongs.';
+    target.focus();
+  });
+  target.addEventListener('click', function (e) {
+    var box = target.getBoundingClientRect();
+    var frame = document.getElementById('ad');
+    var w = Number(frame.getAttribute('width')), h = Number(frame.getAttribute('height'));
+    // A click from the keyboard (Enter, Space) has no pointer position (detail 0): it pins at the centre.
+    var keyboard = e.detail === 0;
+    var x = keyboard ? Math.round(w / 2) : Math.max(0, Math.min(w, Math.round(e.clientX - box.left)));
+    var y = keyboard ? Math.round(h / 2) : Math.max(0, Math.min(h, Math.round(e.clientY - box.top)));
+    document.getElementById('x').value = String(x);
+    document.getElementById('y').value = String(y);
+    target.hidden = true;
+    if (!draft) { draft = el('span', '+', 'draft-pin'); draft.setAttribute('aria-hidden', 'true'); stage.appendChild(draft); }
+    draft.style.left = x + 'px'; draft.style.top = y + 'px';
+    pinStatus.textContent = 'Pinned at ' + x + ', ' + y + '.';
+  });
   function load() { return fetch(api + '/comments').then(function (r) { return r.json(); }).then(function (j) { render(j.response); }); }
   var formError = document.getElementById('comment-error');
   document.getElementById('comment-form').addEventListener('submit', function (e) {
@@ -163,7 +193,7 @@ const REVIEW_SCRIPT = `
     var text = document.getElementById('text');
     var body = { author: author(), text: text.value };
     if (sizeHash) body.position = { sizeHash: sizeHash, x: Number(document.getElementById('x').value) || 0, y: Number(document.getElementById('y').value) || 0 };
-    send(api + '/comments', body).then(function () { text.value = ''; formError.textContent = ''; return load(); }, function (err) { formError.textContent = err.message; });
+    send(api + '/comments', body).then(function () { text.value = ''; formError.textContent = ''; if (draft) { draft.remove(); draft = null; } return load(); }, function (err) { formError.textContent = err.message; });
   });
   function decide(decision) {
     if (!authorInput.value.trim()) { formError.textContent = 'Give your name first.'; authorInput.focus(); return; }

@@ -1,7 +1,7 @@
 // The app frame: the invite page, the sign-in page, or the signed-in shell with its pages. A new page (the design
 // editor of part 2) is one more case in `Page` and one more link in the nav.
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { api, setCsrfToken } from './api';
 import { Designs } from './pages/Designs';
 import { Invite } from './pages/Invite';
@@ -9,6 +9,10 @@ import { SignIn } from './pages/SignIn';
 import { Team } from './pages/Team';
 import { navigate, usePath } from './router';
 import { canManage, type SessionUser, useSession } from './session';
+
+// Pages beyond the first view load on demand, keeping the first load within its budget.
+const BrandKits = lazy(() => import('./pages/BrandKits'));
+const Webhooks = lazy(() => import('./pages/Webhooks'));
 
 export function App() {
   const path = usePath();
@@ -39,9 +43,17 @@ function Shell({ user, path }: { user: SessionUser; path: string }) {
       <header className="topbar">
         <strong>Placard</strong>
         <nav aria-label="Main">
-          <a href="/app/designs" onClick={link('/app/designs')} aria-current={path.startsWith('/app/team') ? undefined : 'page'}>
+          <a href="/app/designs" onClick={link('/app/designs')} aria-current={path.startsWith('/app/designs') || path === '/' ? 'page' : undefined}>
             Designs
           </a>
+          <a href="/app/brandkits" onClick={link('/app/brandkits')} aria-current={path.startsWith('/app/brandkits') ? 'page' : undefined}>
+            Brand kits
+          </a>
+          {canManage(user) && (
+            <a href="/app/webhooks" onClick={link('/app/webhooks')} aria-current={path.startsWith('/app/webhooks') ? 'page' : undefined}>
+              Webhooks
+            </a>
+          )}
           {canManage(user) && (
             <a href="/app/team" onClick={link('/app/team')} aria-current={path.startsWith('/app/team') ? 'page' : undefined}>
               Team
@@ -59,9 +71,18 @@ function Shell({ user, path }: { user: SessionUser; path: string }) {
         </button>
       </header>
       {error && <p role="alert">{error}</p>}
-      <main>{path.startsWith('/app/team') && canManage(user) ? <Team /> : <Designs user={user} />}</main>
+      <main>
+        <Suspense fallback={<p role="status">Loading…</p>}>{page(user, path)}</Suspense>
+      </main>
     </div>
   );
+}
+
+function page(user: SessionUser, path: string) {
+  if (path.startsWith('/app/team') && canManage(user)) return <Team />;
+  if (path.startsWith('/app/webhooks') && canManage(user)) return <Webhooks />;
+  if (path.startsWith('/app/brandkits')) return <BrandKits user={user} />;
+  return <Designs user={user} />;
 }
 
 function link(to: string) {

@@ -55,3 +55,36 @@ export function qs(params: Record<string, string | number | boolean | undefined 
   const s = search.toString();
   return s ? `?${s}` : '';
 }
+
+/**
+ * A multipart upload with progress (issue 18, brand kit fonts). fetch() has no upload progress events, so this one
+ * call uses XMLHttpRequest; errors come back as the same ApiError as api().
+ */
+export function upload<T>(url: string, form: FormData, onProgress: (fraction: number) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    xhr.withCredentials = true;
+    if (csrfToken) xhr.setRequestHeader('x-csrf-token', csrfToken);
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable) onProgress(event.loaded / event.total);
+    };
+    xhr.onerror = () => reject(new ApiError('The server could not be reached. Nothing was lost; try again.', 0, 'NETWORK'));
+    xhr.onload = () => {
+      let json: unknown = null;
+      try {
+        json = xhr.responseText ? JSON.parse(xhr.responseText) : null;
+      } catch {
+        // A proxy's HTML error page: reported below by status.
+      }
+      if (xhr.status < 200 || xhr.status >= 300) {
+        const envelope = json as { error?: string; code?: string } | null;
+        reject(new ApiError(envelope?.error ?? `The server answered ${xhr.status}`, xhr.status, envelope?.code ?? 'HTTP'));
+        return;
+      }
+      onProgress(1);
+      resolve(json as T);
+    };
+    xhr.send(form);
+  });
+}

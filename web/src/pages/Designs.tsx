@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, qs } from '../api';
 import { canWrite, type SessionUser } from '../session';
+import { CardSizes, DesignManage, FolderManage, NewProject } from './DesignManage';
 import { ExportDialog } from './ExportDialog';
 
 interface Project {
@@ -137,6 +138,14 @@ export function Designs({ user }: { user: SessionUser }) {
             ))}
           </select>
         </label>
+        {writer && (
+          <NewProject
+            onCreated={(id) => {
+              setProjectId(id);
+              setFolderId(null);
+            }}
+          />
+        )}
         <label>
           Search designs
           <input type="search" value={keyword} onChange={(e) => setKeyword(e.target.value)} />
@@ -172,6 +181,10 @@ export function Designs({ user }: { user: SessionUser }) {
           </form>
         )}
       </nav>
+      {writer &&
+        folders.data?.response.folders
+          .filter((f) => f.id === folderId)
+          .map((f) => <FolderManage key={f.id} folder={f} onDeleted={() => setFolderId(null)} />)}
       {designs.isError && <p role="alert">{designs.error.message}</p>}
       {designs.isPending && projectId !== null && <p role="status">Loading designs…</p>}
       <ul className="grid" aria-label="Design grid">
@@ -179,6 +192,7 @@ export function Designs({ user }: { user: SessionUser }) {
           <li key={d.id} className="card" aria-label={d.name}>
             {d.thumbUrl ? <img src={d.thumbUrl} alt="" width={200} height={150} loading="lazy" /> : <div className="thumb" />}
             <h2>{d.name}</h2>
+            <CardSizes designId={d.id} name={d.name} />
             <div className="actions">
               <button type="button" onClick={() => setExporting(d)}>
                 Export {d.name}
@@ -195,6 +209,7 @@ export function Designs({ user }: { user: SessionUser }) {
                   <Comments name={d.name} threads={shareLinks[d.id].comments.threads} />
                 </>
               )}
+              {writer && <DesignManage design={d} />}
               {writer && (
                 <label>
                   Move {d.name} to folder

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api } from '../api';
 import type { DesignNode } from './Designs';
+import { RecentExports, rememberExport } from './RecentExports';
 
 const TYPES = ['png', 'jpg', 'webp', 'pdf', 'gif', 'mp4', 'html'] as const;
 type ExportType = (typeof TYPES)[number];
@@ -47,7 +48,7 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
   const [scale, setScale] = useState(1);
   const [quality, setQuality] = useState(90);
   const [fps, setFps] = useState(15);
-  const [gifPreset, setGifPreset] = useState('standard');
+  const [gifPreset, setGifPreset] = useState('highQuality');
   const [networkId, setNetworkId] = useState(1);
   const [chosen, setChosen] = useState<string[] | null>(null);
   const [exportId, setExportId] = useState<string | null>(null);
@@ -77,6 +78,7 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
         exportSettings,
       });
       setExportId(body.response.export.id);
+      rememberExport(design.id, body.response.export.id, type);
     } catch (e) {
       setError((e as Error).message);
     }
@@ -121,9 +123,10 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
           <label>
             GIF preset
             <select value={gifPreset} onChange={(e) => setGifPreset(e.target.value)}>
-              <option value="standard">Standard</option>
-              <option value="high">High quality</option>
-              <option value="small">Small file</option>
+              {/* The API's values (src/formats/gif): highQuality is its default. */}
+              <option value="highQuality">High quality</option>
+              <option value="optimized">Optimized (smaller file)</option>
+              <option value="static">Static (first frame)</option>
             </select>
           </label>
         )}
@@ -182,6 +185,7 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
           </ul>
         </section>
       )}
+      <RecentExports designId={design.id} version={finished(done?.status) ? (exportId ?? null) : null} />
     </dialog>
   );
 }
