@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import tls from 'node:tls';
+import sharp from 'sharp';
 import { AppError } from '../../../src/errors.js';
 import { createUrlGuard, forbiddenAddressReason, type HostLookup } from '../../../src/net/url-guard.js';
 import { createAssetFetcher, MB } from '../../../src/render/media/assets.js';
@@ -436,6 +437,46 @@ describe('fetching media', () => {
     );
     const small = await local().fetch(`${server.origin}/small.gif`);
     assert.deepEqual([small.format, small.width, small.height], ['gif', 1, 1]);
+  });
+
+  test('a body that ends before its Content-Length is refused, not used half-fetched', async () => {
+    const whole = png(64, 64);
+    server.route('/cut-short.png', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': whole.length });
+      res.write(whole.subarray(0, Math.floor(whole.length / 2)), () => res.socket?.destroy());
+    });
+    await rejectsWith(
+      local({ cacheBytes: 0 }).fetch(`${server.origin}/cut-short.png`),
+      /cut-short\.png: (ended after \d+ bytes of the .* its Content-Length declares|cannot be fetched: the connection closed before the whole file arrived)$/,
+    );
+  });
+
+  test('a truncated image of every raster format is refused; the whole file is accepted', async () => {
+    const picture = sharp({ create: { width: 120, height: 80, channels: 3, background: '#3366cc' } }).composite([
+      { input: Buffer.from('<svg width="120" height="80"><circle cx="60" cy="40" r="30" fill="#f80"/></svg>') },
+    ]);
+    const wholes: Record<string, Buffer> = {
+      png: png(200, 150),
+      jpg: await picture.clone().jpeg().toBuffer(),
+      webp: await picture.clone().webp().toBuffer(),
+      gif: await picture.clone().gif().toBuffer(),
+    };
+    for (const [format, whole] of Object.entries(wholes)) {
+      // The server is honest about the length of what it sends: only decoding can tell the file is cut.
+      const cut = whole.subarray(0, Math.floor(whole.length * 0.6));
+      server.route(`/whole.${format}`, (_req, res) => {
+        res.writeHead(200, { 'content-length': whole.length }).end(whole);
+      });
+      server.route(`/truncated.${format}`, (_req, res) => {
+        res.writeHead(200, { 'content-length': cut.length }).end(cut);
+      });
+      const ok = await local().fetch(`${server.origin}/whole.${format}`);
+      assert.equal(ok.format, format);
+      await rejectsWith(
+        local().fetch(`${server.origin}/truncated.${format}`),
+        new RegExp(`truncated\\.${format}: (is an? .* that cannot be decoded whole|is not a valid)`),
+      );
+    }
   });
 
   test('an image over 50 megapixels is refused from its header', async () => {
