@@ -140,7 +140,11 @@ export async function main(argv: string[]) {
         // The render needs no database; only PLACARD_ALLOW_PRIVATE_URLS of the configuration applies.
         const config = loadConfig();
         return process.exit(
-          await runRender(rest, { allowPrivateUrls: config.allowPrivateUrls, ffmpegPath: config.ffmpegPath }),
+          await runRender(rest, {
+            allowPrivateUrls: config.allowPrivateUrls,
+            allowedPrivateHosts: config.allowedPrivateHosts,
+            ffmpegPath: config.ffmpegPath,
+          }),
         );
       }
       case 'worker':

@@ -16,12 +16,18 @@ export type RenderOutcome =
 /** Set by pool.ts when it starts the threads. */
 export interface RenderWorkerData {
   allowPrivateUrls: boolean;
+  allowedPrivateHosts?: readonly string[];
   /** FFMPEG_PATH, when configured. */
   ffmpegPath?: string | null;
 }
 
 const data = (workerData ?? {}) as Partial<RenderWorkerData>;
-setRenderFetcher(createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true }));
+setRenderFetcher(
+  createAssetFetcher({
+    allowPrivateUrls: data.allowPrivateUrls === true,
+    allowedPrivateHosts: data.allowedPrivateHosts ?? [],
+  }),
+);
 
 let progressChannel: BroadcastChannel | undefined;
 
