@@ -9,6 +9,7 @@ import { seedDemoIfEmpty } from './cli/demo.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openRuntime } from './runtime.js';
 import { createTeamService } from './services/team.service.js';
+import { abandonRedis } from './storage/redis.js';
 
 const USAGE = `usage: placard <command>
 
@@ -67,6 +68,12 @@ async function serve(asWorker = false) {
       process.exit(1);
     }, limitMs);
     force.unref();
+    // Commands wait for a Redis that is down (maxRetriesPerRequest: null, for BullMQ), and so does every request in
+    // flight that made one: without Redis there is nothing to finish, so fail them now rather than wait out the limit.
+    if (runtime.redis && runtime.redis.status !== 'ready') {
+      app.log.warn({ redis: runtime.redis.status }, 'stopping: Redis is unreachable; requests waiting for it fail now');
+      abandonRedis(runtime.redis, 'Redis is unreachable and the process is stopping');
+    }
     await app.close();
     await runtime.close();
     process.exit(0);
