@@ -57,11 +57,17 @@ test('abandonRedis fails the commands waiting for a Redis that went down, with U
   assert.equal(settled, false, 'the command waits for Redis (maxRetriesPerRequest: null)');
 
   abandonRedis(redis, 'Redis is unreachable and the process is stopping');
-  await assert.rejects(waiting, (error: unknown) => {
+  // Without the flush the command would wait forever: fail the test instead of hanging it.
+  let guard: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    guard = setTimeout(() => reject(new Error('the waiting command was not failed by abandonRedis')), 10_000);
+  });
+  await assert.rejects(Promise.race([waiting, stuck]), (error: unknown) => {
     assert.ok(error instanceof AppError);
     assert.equal(error.code, 'UNAVAILABLE');
     assert.match(error.message, /Redis is unreachable/);
     return true;
   });
+  clearTimeout(guard);
   t.diagnostic(`status after abandon: ${redis.status}`);
 });
