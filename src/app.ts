@@ -236,7 +236,12 @@ function wireShared(deps: AppDeps, storage: Storage) {
     db: deps.db.kysely,
     access,
     blobs: deps.blobs,
-    fetcher: deps.fontFetcher ?? createFontFetcher({ allowPrivateUrls: deps.config.allowPrivateUrls }),
+    fetcher:
+      deps.fontFetcher ??
+      createFontFetcher({
+        allowPrivateUrls: deps.config.allowPrivateUrls,
+        allowedPrivateHosts: deps.config.allowedPrivateHosts,
+      }),
   });
   const thumbnails = createThumbnails(deps.blobs, {
     pool: deps.renderPool,
@@ -259,6 +264,7 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     db: db.kysely,
     queue: deps.jobs,
     allowPrivateUrls: config.allowPrivateUrls,
+    allowedPrivateHosts: config.allowedPrivateHosts,
     retryDelaysMs: deps.webhookRetryDelaysMs,
     onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
     log,
@@ -283,7 +289,13 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     db: db.kysely,
     queue: deps.jobs,
     blobs: deps.blobs,
-    fetcher: deps.assetFetcher ?? createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, cacheBytes: 0 }),
+    fetcher:
+      deps.assetFetcher ??
+      createAssetFetcher({
+        allowPrivateUrls: config.allowPrivateUrls,
+        allowedPrivateHosts: config.allowedPrivateHosts,
+        cacheBytes: 0,
+      }),
     urlTtlSeconds: config.urlTtlSeconds,
     log,
   });
@@ -400,6 +412,7 @@ async function serveApi(
       links,
       deliveries: webhookDeliveries,
       allowPrivateUrls: config.allowPrivateUrls,
+      allowedPrivateHosts: config.allowedPrivateHosts,
       queueLimit: config.queueLimit,
       teamFilesInFlight: config.teamFilesInFlight,
       onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
@@ -454,6 +467,7 @@ async function serveApi(
     webhooks: createWebhookService({
       webhooks: createWebhookRepository(db.kysely),
       allowPrivateUrls: config.allowPrivateUrls,
+      allowedPrivateHosts: config.allowedPrivateHosts,
     }),
     deliveries: createDeliveryService({ deliveries: createDeliveryRepository(db.kysely), webhookDeliveries }),
   });

@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export type ProcessRole = 'all' | 'api' | 'worker';
 
@@ -62,6 +63,8 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** Let media and webhook URLs point at private addresses (tests only). */
   allowPrivateUrls: boolean;
+  /** PLACARD_ALLOWED_PRIVATE_HOSTS: host names, addresses and CIDRs that media and webhook URLs may reach although private. */
+  allowedPrivateHosts: readonly string[];
   rateLimit: {
     enabled: boolean;
     windowSeconds: number;
@@ -153,6 +156,44 @@ function trustProxyOf(raw: string | undefined): boolean | number | string[] {
   return entries;
 }
 
+/** The setting that lets named hosts and ranges be private; refusals name it so an operator knows the way round. */
+export const ALLOWED_PRIVATE_HOSTS_SETTING = 'PLACARD_ALLOWED_PRIVATE_HOSTS';
+
+/**
+ * Parses the entries of PLACARD_ALLOWED_PRIVATE_HOSTS: host names (`assets.corp`, or `*.corp` for every name under
+ * it), IP addresses (IPv6 with or without brackets) and CIDRs. Throws an Error naming the first entry that is none of
+ * these. Returns the entries normalised (lower case, no brackets).
+ */
+export function parseAllowedPrivateHosts(raw: string | readonly string[]): string[] {
+  const entries = (typeof raw === 'string' ? raw.split(',') : [...raw]).map((e) => e.trim()).filter(Boolean);
+  return entries.map((entry) => {
+    const bare = entry.replace(/^\[(.*)\](\/\d+)?$/, '$1$2').toLowerCase();
+    if (bare.includes('/')) {
+      try {
+        ipaddr.parseCIDR(bare);
+        return bare;
+      } catch {
+        throw new Error(`${ALLOWED_PRIVATE_HOSTS_SETTING}: '${entry}' is not a valid CIDR range`);
+      }
+    }
+    if (ipaddr.isValid(bare)) return ipaddr.parse(bare).toString();
+    if (/^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/.test(bare)) {
+      return bare;
+    }
+    throw new Error(`${ALLOWED_PRIVATE_HOSTS_SETTING}: '${entry}' is not a host name, an IP address or a CIDR range`);
+  });
+}
+
+function allowedPrivateHostsOf(value: string | undefined): string[] {
+  try {
+    return parseAllowedPrivateHosts(value ?? '');
+  } catch (error) {
+    throw new ConfigError(
+      `${(error as Error).message}; list host names (*.corp for every name under corp), addresses and CIDRs, separated by commas`,
+    );
+  }
+}
+
 function boolean(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -238,6 +279,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     teamFilesInFlight: integer(env, 'PLACARD_TEAM_FILES_IN_FLIGHT', 16_000, 1, 100_000_000),
     trustProxy: trustProxyOf(env.PLACARD_TRUST_PROXY),
     allowPrivateUrls: boolean(env, 'PLACARD_ALLOW_PRIVATE_URLS', false),
+    allowedPrivateHosts: allowedPrivateHostsOf(env.PLACARD_ALLOWED_PRIVATE_HOSTS),
     rateLimit: {
       enabled: boolean(env, 'PLACARD_RATE_LIMIT', true),
       windowSeconds: 10,

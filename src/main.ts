@@ -37,11 +37,12 @@ async function serve(asWorker = false) {
   if (asWorker && !config.databaseUrl) {
     fail('placard worker needs DATABASE_URL (PostgreSQL) and REDIS_URL: workers share the database and the queue');
   }
-  const [{ openRuntime }, { buildApp }, { seedDemoIfEmpty }, { startBanner }] = await Promise.all([
+  const [{ openRuntime }, { buildApp }, { seedDemoIfEmpty }, { startBanner }, { abandonRedis }] = await Promise.all([
     import('./runtime.js'),
     import('./app.js'),
     import('./cli/demo.js'),
     import('./cli/banner.js'),
+    import('./storage/redis.js'),
   ]);
   const runtime = await openRuntime(config);
   const app = await buildApp(runtime);
@@ -73,6 +74,12 @@ async function serve(asWorker = false) {
       process.exit(1);
     }, limitMs);
     force.unref();
+    // Commands wait for a Redis that is down (maxRetriesPerRequest: null, for BullMQ), and so does every request in
+    // flight that made one: without Redis there is nothing to finish, so fail them now rather than wait out the limit.
+    if (runtime.redis && runtime.redis.status !== 'ready') {
+      app.log.warn({ redis: runtime.redis.status }, 'stopping: Redis is unreachable; requests waiting for it fail now');
+      abandonRedis(runtime.redis, 'Redis is unreachable and the process is stopping');
+    }
     await app.close();
     await runtime.close();
     process.exit(0);
@@ -151,7 +158,11 @@ export async function main(argv: string[]) {
         // The render needs no database; only PLACARD_ALLOW_PRIVATE_URLS of the configuration applies.
         const config = loadConfig();
         return process.exit(
-          await runRender(rest, { allowPrivateUrls: config.allowPrivateUrls, ffmpegPath: config.ffmpegPath }),
+          await runRender(rest, {
+            allowPrivateUrls: config.allowPrivateUrls,
+            allowedPrivateHosts: config.allowedPrivateHosts,
+            ffmpegPath: config.ffmpegPath,
+          }),
         );
       }
       case 'preflight': {

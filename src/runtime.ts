@@ -49,6 +49,7 @@ function lazyRenderPool(config: Readonly<Config>): RenderPool {
     pool ??= createRenderPool({
       threads: config.renderThreads,
       allowPrivateUrls: config.allowPrivateUrls,
+      allowedPrivateHosts: config.allowedPrivateHosts,
       ffmpegPath: config.ffmpegPath,
     });
     return pool;

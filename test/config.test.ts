@@ -46,3 +46,17 @@ test('PLACARD_ROLE api or worker needs PostgreSQL; an unknown role is refused', 
   assert.equal(loadConfig({ PLACARD_ROLE: 'api', DATABASE_URL: 'postgres://db/p' }).role, 'api');
   assert.throws(() => loadConfig({ PLACARD_ROLE: 'render' }), /PLACARD_ROLE must be all, api or worker/);
 });
+
+test('PLACARD_ALLOWED_PRIVATE_HOSTS is read as a list and a bad entry stops the start, naming it', () => {
+  assert.deepEqual(loadConfig({}).allowedPrivateHosts, []);
+  assert.deepEqual(loadConfig({ PLACARD_ALLOWED_PRIVATE_HOSTS: 'assets.corp, 10.20.0.0/16' }).allowedPrivateHosts, [
+    'assets.corp',
+    '10.20.0.0/16',
+  ]);
+  assert.throws(
+    () => loadConfig({ PLACARD_ALLOWED_PRIVATE_HOSTS: 'assets.corp,10.0.0.0/40' }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      /'10\.0\.0\.0\/40' is not a valid CIDR range; list host names/.test(error.message),
+  );
+});

@@ -54,6 +54,8 @@ class UsageError extends Error {
 export interface RenderCommandOptions {
   /** PLACARD_ALLOW_PRIVATE_URLS: let media URLs reach private addresses (a local asset server). Default false. */
   allowPrivateUrls?: boolean;
+  /** PLACARD_ALLOWED_PRIVATE_HOSTS. */
+  allowedPrivateHosts?: readonly string[];
   /** Fetches media; default: one built from `allowPrivateUrls`. */
   fetcher?: AssetFetcher;
   /** FFMPEG_PATH: the ffmpeg of gif/mp4 renders; default the bundled one. */
@@ -285,7 +287,12 @@ async function render(args: Args, options: RenderCommandOptions, print: (text: s
   for (const s of sizes) format.check(document.sizes[s], settings as never);
   const jobs = planFiles(document, document.name, sizes, format);
   const files = targets(args.out, jobs);
-  const fetcher = options.fetcher ?? createAssetFetcher({ allowPrivateUrls: options.allowPrivateUrls ?? false });
+  const fetcher =
+    options.fetcher ??
+    createAssetFetcher({
+      allowPrivateUrls: options.allowPrivateUrls ?? false,
+      allowedPrivateHosts: options.allowedPrivateHosts ?? [],
+    });
   for (const [i, planned] of jobs.entries()) {
     fs.mkdirSync(path.dirname(files[i]), { recursive: true });
     const job = {

@@ -6,9 +6,10 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
+import { ALLOWED_PRIVATE_HOSTS_SETTING } from '../config.js';
 import { AppError } from '../errors.js';
 import { type EnqueueOptions, type Job, type JobQueue, retryDelayAfter } from '../jobs/job-queue.js';
-import { createUrlGuard, forbiddenAddressReason, type UrlGuard } from '../net/url-guard.js';
+import { createUrlGuard, forbiddenAddressReason, privateAllowance, type UrlGuard } from '../net/url-guard.js';
 import {
   createDeliveryRepository,
   type DeliveryAttemptRow,
@@ -57,7 +58,11 @@ export function signPayload(secret: string, id: string, timestampSeconds: number
  * a private, loopback or link-local address or localhost. Null when it may be tried; the guard checks the resolved
  * addresses again at each attempt.
  */
-export function webhookUrlProblem(url: string, allowPrivateUrls: boolean): string | null {
+export function webhookUrlProblem(
+  url: string,
+  allowPrivateUrls: boolean,
+  allowedPrivateHosts: readonly string[] = [],
+): string | null {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -69,13 +74,14 @@ export function webhookUrlProblem(url: string, allowPrivateUrls: boolean): strin
   }
   if (allowPrivateUrls) return null;
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (privateAllowance(allowedPrivateHosts)(host, host)) return null;
   if (host === 'localhost' || host.endsWith('.localhost')) {
-    return `points at ${host}, a loopback host name; webhooks must reach a public address`;
+    return `points at ${host}, a loopback host name; webhooks must reach a public address (or a host listed in ${ALLOWED_PRIVATE_HOSTS_SETTING})`;
   }
   const reason = forbiddenAddressReason(host);
   // 'not an IP address' means a host name: only its resolution can tell, at delivery time.
   if (reason && reason !== 'not an IP address') {
-    return `points at ${host}, ${reason}; webhooks must reach a public address`;
+    return `points at ${host}, ${reason}; webhooks must reach a public address (or a host listed in ${ALLOWED_PRIVATE_HOSTS_SETTING})`;
   }
   return null;
 }
@@ -110,6 +116,8 @@ export interface WebhookDeliveriesOptions {
   queue: Pick<JobQueue, 'enqueue' | 'process'>;
   /** Let deliveries reach private, loopback and link-local addresses (PLACARD_ALLOW_PRIVATE_URLS, tests). */
   allowPrivateUrls: boolean;
+  /** PLACARD_ALLOWED_PRIVATE_HOSTS. Default: none. */
+  allowedPrivateHosts?: readonly string[];
   /** Waits before the 2nd, 3rd… attempt; attempts in all are one more. Default DEFAULT_DELIVERY_RETRY_DELAYS_MS. */
   retryDelaysMs?: readonly number[];
   /** One attempt, from DNS to the end of the answer's head. Default 10 000 ms. */
@@ -194,7 +202,12 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   const maxAttempts = delays.length + 1;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const clock = options.now ?? Date.now;
-  const guard = options.guard ?? createUrlGuard({ allowPrivateUrls: options.allowPrivateUrls });
+  const guard =
+    options.guard ??
+    createUrlGuard({
+      allowPrivateUrls: options.allowPrivateUrls,
+      allowedPrivateHosts: options.allowedPrivateHosts,
+    });
   const repo = createDeliveryRepository(db);
   const webhooks = createWebhookRepository(db);
   const iso = (ms: number) => new Date(ms).toISOString();

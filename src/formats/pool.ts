@@ -25,6 +25,8 @@ export interface RenderPoolOptions {
   threads: number;
   /** Let media URLs reach private addresses (config.allowPrivateUrls; tests). */
   allowPrivateUrls: boolean;
+  /** config.allowedPrivateHosts. */
+  allowedPrivateHosts?: readonly string[];
   /** FFMPEG_PATH (config.ffmpegPath): a system ffmpeg preferred over the bundled one. */
   ffmpegPath?: string | null;
 }
@@ -109,6 +111,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   const threads = Math.max(1, Math.floor(options.threads));
   const workerData: RenderWorkerData = {
     allowPrivateUrls: options.allowPrivateUrls,
+    allowedPrivateHosts: options.allowedPrivateHosts ?? [],
     ffmpegPath: options.ffmpegPath ?? null,
   };
   const piscina = new Piscina<RenderJob, RenderOutcome>({

@@ -19,12 +19,18 @@ export type RenderOutcome =
 /** Set by pool.ts when it starts the threads. */
 export interface RenderWorkerData {
   allowPrivateUrls: boolean;
+  allowedPrivateHosts?: readonly string[];
   /** FFMPEG_PATH, when configured. */
   ffmpegPath?: string | null;
 }
 
 const data = (workerData ?? {}) as Partial<RenderWorkerData>;
-setRenderFetcher(createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true }));
+setRenderFetcher(
+  createAssetFetcher({
+    allowPrivateUrls: data.allowPrivateUrls === true,
+    allowedPrivateHosts: data.allowedPrivateHosts ?? [],
+  }),
+);
 
 /** Fetchers with a shorter budget (RenderJobBase.fetchTimeoutMs), one per budget, each with its cache, kept warm. */
 const budgetFetchers = new Map<number, AssetFetcher>();

@@ -11,6 +11,7 @@ import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http'
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { ALLOWED_PRIVATE_HOSTS_SETTING, parseAllowedPrivateHosts } from '../config.js';
 import { AppError } from '../errors.js';
 
 export interface ResolvedAddress {
@@ -82,9 +83,40 @@ export function rejected(url: URL | string, reason: string): AppError {
   return new AppError('SOURCE_REJECTED', `${shown}: ${reason}`);
 }
 
+/** Whether a private address may be reached: its host name is listed, or the address is in a listed range. */
+export type PrivateAllowance = (host: string, address: string) => boolean;
+
+export function privateAllowance(entries: readonly string[]): PrivateAllowance {
+  const parsed = parseAllowedPrivateHosts(entries);
+  const names = new Set(parsed.filter((e) => !e.includes('/') && !ipaddr.isValid(e) && !e.startsWith('*.')));
+  const suffixes = parsed.filter((e) => e.startsWith('*.')).map((e) => e.slice(1));
+  const ranges = parsed
+    .filter((e) => e.includes('/') || ipaddr.isValid(e))
+    .map((e): [ipaddr.IPv4 | ipaddr.IPv6, number] => {
+      if (e.includes('/')) return ipaddr.parseCIDR(e);
+      // One address: an IPv4-mapped IPv6 spelling lists the IPv4 address it carries.
+      const ip = ipaddr.process(e);
+      return [ip, ip.kind() === 'ipv6' ? 128 : 32];
+    });
+  return (host, address) => {
+    const name = host.toLowerCase().replace(/\.$/, '');
+    if (names.has(name) || suffixes.some((suffix) => name.endsWith(suffix))) return true;
+    if (!ipaddr.isValid(address)) return false;
+    let ip = ipaddr.parse(address);
+    // An IPv4-mapped IPv6 address is the IPv4 address it carries (as the address rule judges it).
+    if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+    return ranges.some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
+  };
+}
+
 export interface UrlGuardOptions {
   /** Let URLs reach private, loopback and link-local addresses (PLACARD_ALLOW_PRIVATE_URLS, tests). */
   allowPrivateUrls: boolean;
+  /**
+   * Host names, addresses and CIDRs that may be private (PLACARD_ALLOWED_PRIVATE_HOSTS, see parseAllowedPrivateHosts):
+   * an intranet asset server. Checked on every redirect hop like every other rule. Default: none.
+   */
+  allowedPrivateHosts?: readonly string[];
   /** DNS resolution. Default: the system resolver (dns.lookup, all addresses). */
   lookup?: HostLookup;
   /** Which addresses are refused. Default: forbiddenAddressReason. */
@@ -169,8 +201,13 @@ export function createUrlGuard(options: UrlGuardOptions): UrlGuard {
   const lookup = options.lookup ?? systemLookup;
   const rule = options.addressRule ?? forbiddenAddressReason;
 
-  function refuse(address: string): string | null {
-    return options.allowPrivateUrls ? null : rule(address);
+  const allowed = privateAllowance(options.allowedPrivateHosts ?? []);
+
+  function refuse(host: string, address: string): string | null {
+    if (options.allowPrivateUrls) return null;
+    const reason = rule(address);
+    if (!reason || allowed(host, address)) return null;
+    return `${reason} (an intranet host can be allowed with ${ALLOWED_PRIVATE_HOSTS_SETTING})`;
   }
 
   async function check(raw: URL | string, context: CheckContext = {}): Promise<CheckedTarget> {
@@ -192,7 +229,7 @@ export function createUrlGuard(options: UrlGuardOptions): UrlGuard {
     let addresses: ResolvedAddress[];
     if (ipaddr.isValid(host)) {
       addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
-      const reason = refuse(host);
+      const reason = refuse(host, host);
       if (reason) throw rejected(origin, `${hop}points at ${host}, ${reason}`);
       return { url, addresses };
     }
@@ -205,7 +242,7 @@ export function createUrlGuard(options: UrlGuardOptions): UrlGuard {
     }
     if (addresses.length === 0) throw rejected(origin, `${hop}cannot be fetched: the host ${host} has no address`);
     for (const { address } of addresses) {
-      const reason = refuse(address);
+      const reason = refuse(host, address);
       if (reason) throw rejected(origin, `${hop}resolves to ${address}, ${reason}`);
     }
     return { url, addresses };

@@ -50,6 +50,8 @@ export interface ExportServiceDeps {
   /** Calls the webhookUrl of a cached export again (events/deliveries.ts). */
   deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue'>;
   allowPrivateUrls: boolean;
+  /** PLACARD_ALLOWED_PRIVATE_HOSTS. Default: none. */
+  allowedPrivateHosts?: readonly string[];
   /** Export files waiting or rendering beyond which new exports get 503 (config.queueLimit). */
   queueLimit: number;
   /** Files one team may have waiting or rendering (config.teamFilesInFlight); beyond: 429 TEAM_QUEUE_FULL. */
@@ -121,7 +123,7 @@ export function createExportService(deps: ExportServiceDeps) {
 
   function checkWebhookUrl(url: string | undefined): void {
     if (url === undefined) return;
-    const problem = webhookUrlProblem(url, deps.allowPrivateUrls);
+    const problem = webhookUrlProblem(url, deps.allowPrivateUrls, deps.allowedPrivateHosts);
     if (problem) throw new AppError('UNPROCESSABLE', `webhookUrl: ${problem}`);
   }
 

@@ -20,6 +20,8 @@ export interface WebhookServiceDeps {
   >;
   /** Accept URLs of private, loopback and link-local addresses (PLACARD_ALLOW_PRIVATE_URLS, tests). Default false. */
   allowPrivateUrls?: boolean;
+  /** PLACARD_ALLOWED_PRIVATE_HOSTS. Default: none. */
+  allowedPrivateHosts?: readonly string[];
 }
 
 /**
@@ -56,8 +58,8 @@ function trimmedName(name: string): string {
 }
 
 /** A URL the deliveries could never reach is a 422 now rather than a failed delivery later. */
-function checkedUrl(url: string, allowPrivateUrls: boolean): string {
-  const problem = webhookUrlProblem(url, allowPrivateUrls);
+function checkedUrl(url: string, allowPrivateUrls: boolean, allowedPrivateHosts: readonly string[]): string {
+  const problem = webhookUrlProblem(url, allowPrivateUrls, allowedPrivateHosts);
   if (problem) {
     throw new AppError('UNPROCESSABLE', `url: ${problem}`, {
       details: [{ path: '/url', in: 'body', message: problem }],
@@ -94,7 +96,11 @@ function secretNode(row: SigningSecretRow) {
   return { secret: row.secret, createdAt: row.created_at };
 }
 
-export function createWebhookService({ webhooks, allowPrivateUrls = false }: WebhookServiceDeps) {
+export function createWebhookService({
+  webhooks,
+  allowPrivateUrls = false,
+  allowedPrivateHosts = [],
+}: WebhookServiceDeps) {
   async function load(teamId: number, id: number) {
     const row = await webhooks.findById(teamId, id);
     if (!row) throw new AppError('NOT_FOUND', `webhookId: no webhook ${id} in this team`);
@@ -127,7 +133,7 @@ export function createWebhookService({ webhooks, allowPrivateUrls = false }: Web
 
     async create(actor: Actor, input: { name: string; url: string; actions: number[] }) {
       const name = trimmedName(input.name);
-      const url = checkedUrl(input.url, allowPrivateUrls);
+      const url = checkedUrl(input.url, allowPrivateUrls, allowedPrivateHosts);
       const actionIds = resolveActions(input.actions);
       const id = await webhooks.insert({
         teamId: actor.teamId,
@@ -142,7 +148,7 @@ export function createWebhookService({ webhooks, allowPrivateUrls = false }: Web
     /** Changes only what is given; `actions` replaces the subscriptions, keeping the links that stay. */
     async update(actor: Actor, input: { webhookId: number; name?: string; url?: string; actions?: number[] }) {
       const name = input.name === undefined ? undefined : trimmedName(input.name);
-      const url = input.url === undefined ? undefined : checkedUrl(input.url, allowPrivateUrls);
+      const url = input.url === undefined ? undefined : checkedUrl(input.url, allowPrivateUrls, allowedPrivateHosts);
       const actionIds = input.actions === undefined ? undefined : resolveActions(input.actions);
       const found = await webhooks.update(actor.teamId, input.webhookId, {
         name,

@@ -2,6 +2,7 @@
 // store. `maxRetriesPerRequest: null` is what BullMQ requires: a command waits for Redis to come back instead of
 // failing after a few retries, so a Redis restart pauses the workers rather than failing their jobs.
 import { Redis } from 'ioredis';
+import { AppError } from '../errors.js';
 
 export type RedisClient = Redis;
 
@@ -19,4 +20,17 @@ export async function deleteKeysWithPrefix(redis: RedisClient, prefix: string): 
     if (keys.length > 0) deleted += await redis.del(...keys);
   } while (cursor !== '0');
   return deleted;
+}
+
+/**
+ * Gives up on a Redis that is unreachable: no more reconnects, and every command waiting for it fails now. ioredis's
+ * disconnect() alone leaves the offline queue waiting when it is between reconnect attempts (no socket to close, so no
+ * close event flushes it), and with `maxRetriesPerRequest: null` those commands, and the requests that made them,
+ * would wait forever. flushQueue is ioredis's own (untyped) method that its close handler uses for the same purpose.
+ */
+export function abandonRedis(redis: RedisClient, reason: string): void {
+  redis.disconnect();
+  const flush = (redis as unknown as { flushQueue?: (error: Error) => void }).flushQueue;
+  // An AppError, so a request that was waiting answers 503 in the envelope rather than a 500.
+  flush?.call(redis, new AppError('UNAVAILABLE', reason));
 }

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
+import sharp from 'sharp';
 import { AppError } from '../../errors.js';
 import { createUrlGuard, displayUrl, rejected, type UrlGuardOptions } from '../../net/url-guard.js';
 import { createFfprobeProber, imageDimensions, type MediaProber, ProbeError } from './media-probe.js';
@@ -162,6 +163,35 @@ function networkReason(error: unknown): string {
   return err.message || String(error);
 }
 
+/**
+ * Decodes every pixel (every frame of a GIF or WebP) once, so that a truncated or corrupt image is refused here
+ * rather than drawn half-grey: headers and dimensions say nothing about the data after them. sharp runs the decode on
+ * libuv's pool, off the event loop; the megapixel rule has already been checked from the header, and the pixel limit
+ * is passed again so that a header that lies cannot make the decoder allocate more.
+ */
+async function decodeWhole(origin: string, bytes: Buffer, media: Sniffed): Promise<void> {
+  try {
+    await sharp(bytes, {
+      failOn: 'error',
+      animated: media.format === 'gif' || media.format === 'webp',
+      limitInputPixels: MEDIA_LIMITS.megapixels * 1_000_000,
+    })
+      .raw()
+      .toBuffer();
+  } catch (error) {
+    throw rejected(origin, `is ${describe(media)} that cannot be decoded whole (${decodeWords(error)})`);
+  }
+}
+
+/** libvips messages in the user's words where they are known; the first line otherwise. */
+function decodeWords(error: unknown): string {
+  const text = String((error as Error)?.message ?? error).split('\n')[0];
+  if (/premature end|unexpected end|truncated|read error|bad seek|unable to parse|corrupt/i.test(text)) {
+    return 'the file is truncated or damaged';
+  }
+  return text.replace(/^\w+load(_buffer)?: /, '');
+}
+
 function contentLength(res: IncomingMessage): number | null {
   const raw = res.headers['content-length'];
   return raw && /^\d+$/.test(raw) ? Number(raw) : null;
@@ -221,6 +251,11 @@ export function createAssetFetcher(options: AssetFetcherOptions): AssetFetcher {
       chunks.push(chunk);
       total += chunk.length;
       if (!media && total >= SNIFF_BYTES) decide();
+    }
+    // A connection closed early can end the stream without an error; the declared length is the only witness.
+    if (!res.complete || (declared !== null && total !== declared)) {
+      const expected = declared !== null ? ` of the ${formatBytes(declared)} its Content-Length declares` : '';
+      throw rejected(origin, `ended after ${formatBytes(total)}${expected}: the download was cut short`);
     }
     const sniffed: Sniffed = media ?? decide();
     return { bytes: Buffer.concat(chunks, total), media: sniffed };
@@ -313,6 +348,7 @@ export function createAssetFetcher(options: AssetFetcherOptions): AssetFetcher {
           `is ${size.width}x${size.height} pixels (${Number(megapixels.toFixed(1))} megapixels), more than the ${MEDIA_LIMITS.megapixels} megapixels allowed`,
         );
       }
+      await decodeWhole(origin, bytes, media);
       return size;
     }
     if (!probe) return {};

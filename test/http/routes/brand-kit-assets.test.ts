@@ -461,10 +461,12 @@ describe('uploadAssets without private addresses (PLACARD_ALLOW_PRIVATE_URLS=fal
     ];
     const assets = await h.settled({ brandkitId: kitId, sources });
     const expected = [
-      `${server.origin}/ok.png: points at 127.0.0.1, a loopback address`,
-      new RegExp(`^http://localhost:${server.port}/ok\\.png: resolves to (127\\.0\\.0\\.1|::1), a loopback address$`),
-      'http://169.254.169.254/latest/meta-data/iam.png: points at 169.254.169.254, a link-local address',
-      'http://10.0.0.5/logo.png: points at 10.0.0.5, a private address',
+      `${server.origin}/ok.png: points at 127.0.0.1, a loopback address (an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS)`,
+      new RegExp(
+        `^http://localhost:${server.port}/ok\\.png: resolves to (127\\.0\\.0\\.1|::1), a loopback address \\(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\\)$`,
+      ),
+      'http://169.254.169.254/latest/meta-data/iam.png: points at 169.254.169.254, a link-local address (an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS)',
+      'http://10.0.0.5/logo.png: points at 10.0.0.5, a private address (an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS)',
     ];
     assets.forEach((asset, i) => {
       assert.equal(asset.status, 'INVALID');
@@ -533,7 +535,7 @@ describe('uploadAssets: a redirect from a public host to a private one', () => {
     assert.equal(bounced.status, 'INVALID');
     assert.equal(
       bounced.error,
-      `${bounce}: redirected to http://internal.test:${server.port}/ok.png, which resolves to 10.0.0.5, a private address`,
+      `${bounce}: redirected to http://internal.test:${server.port}/ok.png, which resolves to 10.0.0.5, a private address (an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS)`,
     );
     assert.equal(server.hits.get('/bounce.png'), 1);
     assert.equal(server.hits.get('/ok.png'), 1); // the direct source only

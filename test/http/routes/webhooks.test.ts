@@ -328,9 +328,16 @@ describe('webhook URLs when private addresses are not allowed', () => {
       assert.equal(res.statusCode, 422, url);
       const body = res.json();
       assert.equal(body.code, 'UNPROCESSABLE');
-      assert.equal(body.error, `url: ${reason}; webhooks must reach a public address`);
+      assert.equal(
+        body.error,
+        `url: ${reason}; webhooks must reach a public address (or a host listed in PLACARD_ALLOWED_PRIVATE_HOSTS)`,
+      );
       assert.deepEqual(body.details, [
-        { path: '/url', in: 'body', message: `${reason}; webhooks must reach a public address` },
+        {
+          path: '/url',
+          in: 'body',
+          message: `${reason}; webhooks must reach a public address (or a host listed in PLACARD_ALLOWED_PRIVATE_HOSTS)`,
+        },
       ]);
     }
     const list = await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.owner.headers });
@@ -350,7 +357,7 @@ describe('webhook URLs when private addresses are not allowed', () => {
     assert.equal(res.statusCode, 422);
     assert.equal(
       res.json().error,
-      'url: points at 192.168.1.10, a private address; webhooks must reach a public address',
+      'url: points at 192.168.1.10, a private address; webhooks must reach a public address (or a host listed in PLACARD_ALLOWED_PRIVATE_HOSTS)',
     );
     const list = await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: t.owner.headers });
     assert.equal(list.json().response[0].webhookUrl, 'https://hooks.example.com/h');

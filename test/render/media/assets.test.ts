@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import tls from 'node:tls';
+import sharp from 'sharp';
+import { parseAllowedPrivateHosts } from '../../../src/config.js';
 import { AppError } from '../../../src/errors.js';
 import { createUrlGuard, forbiddenAddressReason, type HostLookup } from '../../../src/net/url-guard.js';
 import { createAssetFetcher, MB } from '../../../src/render/media/assets.js';
@@ -99,13 +101,17 @@ describe('address rule', () => {
     const guard = createUrlGuard({ allowPrivateUrls: false, lookup: fakeDns({ x: ['10.0.0.5'] }) });
     await assert.rejects(guard.check('https://x/a.png'), {
       code: 'SOURCE_REJECTED',
-      message: 'https://x/a.png: resolves to 10.0.0.5, a private address',
+      message:
+        'https://x/a.png: resolves to 10.0.0.5, a private address (an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS)',
     });
   });
 
   test('one private address among public ones is enough to refuse', async () => {
     const guard = createUrlGuard({ allowPrivateUrls: false, lookup: fakeDns({ x: ['8.8.8.8', 'fd00::7'] }) });
-    await rejectsWith(guard.check('https://x/a.png'), /resolves to fd00::7, a unique-local address$/);
+    await rejectsWith(
+      guard.check('https://x/a.png'),
+      /resolves to fd00::7, a unique-local address \(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\)$/,
+    );
   });
 
   test('IP literals are checked without DNS, in every spelling the URL parser accepts', async () => {
@@ -119,6 +125,63 @@ describe('address rule', () => {
     await rejectsWith(guard.check('http://0x7f.1/'), /points at 127\.0\.0\.1/);
     await rejectsWith(guard.check('http://[::ffff:127.0.0.1]/'), /an IPv4-mapped loopback address/);
     assert.deepEqual(calls, []);
+  });
+
+  test('IPv6 literals are parsed like any host, then the address rules apply; a public one is not refused', async () => {
+    const calls: string[] = [];
+    const guard = createUrlGuard({ allowPrivateUrls: false, lookup: fakeDns({}, calls) });
+    await rejectsWith(guard.check('http://[::1]:8080/a.png'), /points at ::1, a loopback address/);
+    await rejectsWith(guard.check('http://[fd12:3456::1]/a.png'), /points at fd12:3456::1, a unique-local address/);
+    await rejectsWith(guard.check('http://[FE80::1]/a.png'), /points at fe80::1, a link-local address/);
+    const checked = await guard.check('https://[2606:4700:4700::1111]:8443/a.png');
+    assert.deepEqual(checked.addresses, [{ address: '2606:4700:4700::1111', family: 6 }]);
+    assert.equal(checked.url.port, '8443');
+    assert.deepEqual(calls, []);
+  });
+
+  test('PLACARD_ALLOWED_PRIVATE_HOSTS lets listed hosts and ranges be private, and nothing else', async () => {
+    const lookup = fakeDns({
+      'assets.corp': ['10.1.2.3'],
+      'cdn.assets.corp': ['10.9.9.9'],
+      'other.corp': ['10.1.2.4'],
+      'range.corp': ['192.168.7.20'],
+      'v6.corp': ['fd00:abcd::5'],
+    });
+    const guard = createUrlGuard({
+      allowPrivateUrls: false,
+      lookup,
+      allowedPrivateHosts: ['Assets.Corp', '*.assets.corp', '192.168.7.0/24', '[fd00:abcd::]/32', '::ffff:172.16.0.9'],
+    });
+    assert.equal((await guard.check('http://assets.corp/a.png')).addresses[0].address, '10.1.2.3');
+    assert.equal((await guard.check('http://cdn.assets.corp/a.png')).addresses[0].address, '10.9.9.9');
+    assert.equal((await guard.check('http://range.corp/a.png')).addresses[0].address, '192.168.7.20');
+    assert.equal((await guard.check('http://v6.corp/a.png')).addresses[0].address, 'fd00:abcd::5');
+    assert.equal((await guard.check('http://[::ffff:192.168.7.1]/')).addresses[0].address, '::ffff:c0a8:701');
+    await guard.check('http://172.16.0.9/');
+    await rejectsWith(
+      guard.check('http://other.corp/a.png'),
+      /resolves to 10\.1\.2\.4, a private address \(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\)$/,
+    );
+    await rejectsWith(guard.check('http://192.168.8.1/'), /PLACARD_ALLOWED_PRIVATE_HOSTS/);
+    // The allowance is per hop: a redirect from a listed host to an unlisted private one is refused.
+    await rejectsWith(
+      guard.check('http://other.corp/x', { origin: 'http://assets.corp/a.png', redirected: true }),
+      /^http:\/\/assets\.corp\/a\.png: redirected to http:\/\/other\.corp\/x, which resolves to 10\.1\.2\.4/,
+    );
+  });
+
+  test('PLACARD_ALLOWED_PRIVATE_HOSTS entries are validated', () => {
+    assert.deepEqual(parseAllowedPrivateHosts(' a.corp, *.b.corp ,10.0.0.0/8,[fd00::1],'), [
+      'a.corp',
+      '*.b.corp',
+      '10.0.0.0/8',
+      'fd00::1',
+    ]);
+    assert.throws(() => parseAllowedPrivateHosts('10.0.0.0/99'), /'10\.0\.0\.0\/99' is not a valid CIDR range/);
+    assert.throws(
+      () => parseAllowedPrivateHosts('http://a.corp'),
+      /PLACARD_ALLOWED_PRIVATE_HOSTS: 'http:\/\/a\.corp' is not/,
+    );
   });
 
   test('allowPrivateUrls lets private addresses through', async () => {
@@ -284,11 +347,13 @@ describe('fetching media', () => {
     const before = server.hits.get('/ok.png') ?? 0;
     await rejectsWith(
       createAssetFetcher({ allowPrivateUrls: false }).fetch(`${server.origin}/ok.png`),
-      new RegExp(`^http://127\\.0\\.0\\.1:${server.port}/ok\\.png: points at 127\\.0\\.0\\.1, a loopback address$`),
+      new RegExp(
+        `^http://127\\.0\\.0\\.1:${server.port}/ok\\.png: points at 127\\.0\\.0\\.1, a loopback address \\(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\\)$`,
+      ),
     );
     await rejectsWith(
       createAssetFetcher({ allowPrivateUrls: false }).fetch(`http://localhost:${server.port}/ok.png`),
-      /^http:\/\/localhost:\d+\/ok\.png: resolves to (127\.0\.0\.1|::1), a loopback address$/,
+      /^http:\/\/localhost:\d+\/ok\.png: resolves to (127\.0\.0\.1|::1), a loopback address \(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\)$/,
     );
     assert.equal(server.hits.get('/ok.png') ?? 0, before);
   });
@@ -328,16 +393,16 @@ describe('fetching media', () => {
     await rejectsWith(
       fetcher.fetch(`${origin}/to-loopback`),
       new RegExp(
-        `^${origin}/to-loopback: redirected to http://127\\.0\\.0\\.2:\\d+/ok\\.png, which points at 127\\.0\\.0\\.2, a loopback address$`,
+        `^${origin}/to-loopback: redirected to http://127\\.0\\.0\\.2:\\d+/ok\\.png, which points at 127\\.0\\.0\\.2, a loopback address \\(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\\)$`,
       ),
     );
     await rejectsWith(
       fetcher.fetch(`${origin}/to-mapped`),
-      /which points at ::ffff:7f00:1, an IPv4-mapped loopback address$/,
+      /which points at ::ffff:7f00:1, an IPv4-mapped loopback address \(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\)$/,
     );
     await rejectsWith(
       fetcher.fetch(`${origin}/to-internal-name`),
-      /redirected to http:\/\/internal\.test:\d+\/ok\.png, which resolves to ::1, a loopback address$/,
+      /redirected to http:\/\/internal\.test:\d+\/ok\.png, which resolves to ::1, a loopback address \(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\)$/,
     );
     await rejectsWith(
       fetcher.fetch(`${origin}/to-file`),
@@ -436,6 +501,46 @@ describe('fetching media', () => {
     );
     const small = await local().fetch(`${server.origin}/small.gif`);
     assert.deepEqual([small.format, small.width, small.height], ['gif', 1, 1]);
+  });
+
+  test('a body that ends before its Content-Length is refused, not used half-fetched', async () => {
+    const whole = png(64, 64);
+    server.route('/cut-short.png', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': whole.length });
+      res.write(whole.subarray(0, Math.floor(whole.length / 2)), () => res.socket?.destroy());
+    });
+    await rejectsWith(
+      local({ cacheBytes: 0 }).fetch(`${server.origin}/cut-short.png`),
+      /cut-short\.png: (ended after \d+ bytes of the .* its Content-Length declares|cannot be fetched: the connection closed before the whole file arrived)$/,
+    );
+  });
+
+  test('a truncated image of every raster format is refused; the whole file is accepted', async () => {
+    const picture = sharp({ create: { width: 120, height: 80, channels: 3, background: '#3366cc' } }).composite([
+      { input: Buffer.from('<svg width="120" height="80"><circle cx="60" cy="40" r="30" fill="#f80"/></svg>') },
+    ]);
+    const wholes: Record<string, Buffer> = {
+      png: png(200, 150),
+      jpg: await picture.clone().jpeg().toBuffer(),
+      webp: await picture.clone().webp().toBuffer(),
+      gif: await picture.clone().gif().toBuffer(),
+    };
+    for (const [format, whole] of Object.entries(wholes)) {
+      // The server is honest about the length of what it sends: only decoding can tell the file is cut.
+      const cut = whole.subarray(0, Math.floor(whole.length * 0.6));
+      server.route(`/whole.${format}`, (_req, res) => {
+        res.writeHead(200, { 'content-length': whole.length }).end(whole);
+      });
+      server.route(`/truncated.${format}`, (_req, res) => {
+        res.writeHead(200, { 'content-length': cut.length }).end(cut);
+      });
+      const ok = await local().fetch(`${server.origin}/whole.${format}`);
+      assert.equal(ok.format, format);
+      await rejectsWith(
+        local().fetch(`${server.origin}/truncated.${format}`),
+        new RegExp(`truncated\\.${format}: (is an? .* that cannot be decoded whole|is not a valid)`),
+      );
+    }
   });
 
   test('an image over 50 megapixels is refused from its header', async () => {
