@@ -9,6 +9,7 @@ import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
 import { benchRender } from './render.bench.js';
 import { benchScale } from './scale.bench.js';
+import { benchStudio } from './studio.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
@@ -18,6 +19,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   motion: benchMotion,
   render: benchRender,
   scale: benchScale,
+  studio: benchStudio,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

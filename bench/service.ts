@@ -38,7 +38,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     if (exited || i > 200) throw new Error('the service did not start');
     await new Promise((r) => setTimeout(r, 50));
   }
-  const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'));
+  // The file also holds the demo Owner's studio sign-in (email, password); the token wants the credential alone.
+  const { clientId, clientSecret } = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'));
+  const credentials = { clientId, clientSecret };
   return {
     url,
     dataDir,

@@ -14,6 +14,7 @@ import { createMetrics, type Metrics, metricsPlugin, queueDepthGauge } from './h
 import { openapiPlugin } from './http/plugins/openapi.js';
 import type { RateLimiter } from './http/plugins/rate-limit.js';
 import { genReqId, requestIdPlugin } from './http/plugins/request-id.js';
+import { sessionPlugin } from './http/plugins/session.js';
 import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
@@ -27,7 +28,10 @@ import { foldersRoutes } from './http/routes/folders.js';
 import { healthRoutes } from './http/routes/health.js';
 import { projectUsersRoutes } from './http/routes/project-users.js';
 import { projectsRoutes } from './http/routes/projects.js';
+import { sessionRoutes } from './http/routes/sessions.js';
+import { shareCommentsRoutes } from './http/routes/share-comments.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
+import { studioRoutes } from './http/routes/studio.js';
 import { templatesRoutes } from './http/routes/templates.js';
 import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
@@ -50,6 +54,8 @@ import { createDesignVersionService } from './services/design-version.service.js
 import { createExportService } from './services/export.service.js';
 import { createFolderService } from './services/folder.service.js';
 import { createProjectService } from './services/project.service.js';
+import { createSessionService, type SessionService } from './services/session.service.js';
+import { createShareCommentService } from './services/share-comment.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
 import { createThumbnails } from './services/thumbnail.js';
 import { createUserService } from './services/user.service.js';
@@ -87,6 +93,13 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** Fetches brand kit asset sources. Default: the guarded fetcher, without its cache (an upload wants fresh bytes). */
   assetFetcher?: Pick<AssetFetcher, 'fetch'>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Studio sign-in (the demo Owner's password is set through it on first start). */
+    sessions: SessionService;
+  }
 }
 
 const VERSION = (
@@ -277,6 +290,10 @@ async function serveApi(
   const { access, thumbnails, links } = shared;
   const { webhookDeliveries, assetProcessor } = background;
   const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
+  // Browser sessions of the studio first: a cookie-authenticated request reaches authPlugin with its actor set.
+  const sessions = createSessionService({ db: db.kysely, publicUrl: config.publicUrl });
+  app.decorate('sessions', sessions);
+  await sessionPlugin(app, { sessions, publicUrl: config.publicUrl });
   authPlugin(app, { auth, rateLimiter: deps.rateLimiter, rateLimitEnabled: config.rateLimit.enabled });
   idempotencyPlugin(app, { store: deps.idempotency });
   await openapiPlugin(app, { publicUrl: config.publicUrl, version: VERSION });
@@ -293,6 +310,8 @@ async function serveApi(
     thumbnails,
   });
   authRoutes(app, { auth });
+  sessionRoutes(app, { sessions, publicUrl: config.publicUrl });
+  await studioRoutes(app);
   usersRoutes(app, {
     users: createUserService({ db: db.kysely, dialect: db.dialect, users, keys, publicUrl: config.publicUrl }),
   });
@@ -329,19 +348,24 @@ async function serveApi(
       onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
     }),
   });
-  shareLinksRoutes(app, {
-    shareLinks: createShareLinkService({
-      db: db.kysely,
-      designs,
-      publicUrl: config.publicUrl,
-      // The generic IAB package: everything local, so the page plays it as any browser would.
-      renderPackage: (document, sizeIndex) =>
-        deps.renderPool.render(
-          { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
-          { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
-        ),
-    }),
+  const shareComments = createShareCommentService({
+    db: db.kysely,
+    linkOf: (token) => shareLinks.linkOf(token),
   });
+  const shareLinks = createShareLinkService({
+    db: db.kysely,
+    designs,
+    threads: (hash) => shareComments.threads(hash),
+    publicUrl: config.publicUrl,
+    // The generic IAB package: everything local, so the page plays it as any browser would.
+    renderPackage: (document, sizeIndex) =>
+      deps.renderPool.render(
+        { document, sizeIndex, slideIndex: 0, format: 'html', settings: html.defaults({ networkId: 1 }) },
+        { signal: AbortSignal.timeout(config.renderTimeouts.stillSeconds * 1000) },
+      ),
+  });
+  shareLinksRoutes(app, { shareLinks });
+  shareCommentsRoutes(app, { comments: shareComments });
   brandKitAssetsRoutes(app, {
     assets: createAssetService({
       db: db.kysely,

@@ -18,6 +18,11 @@ export const ERROR_CATALOGUE = {
   },
   INVALID_CREDENTIALS: { status: 401, description: 'The clientId and clientSecret pair is wrong.' },
   FORBIDDEN: { status: 403, description: 'The role of the caller lacks the permission for this action.' },
+  CSRF_REJECTED: {
+    status: 403,
+    description:
+      'A state-changing request authenticated by the session cookie came from another site, or without the X-CSRF-Token header of its session.',
+  },
   NOT_FOUND: { status: 404, description: 'The object does not exist or is not visible to the caller.' },
   EMAIL_TAKEN: { status: 409, description: 'A user of the team already has this email address.' },
   LAST_OWNER: { status: 409, description: 'The change would leave the team without an Owner.' },

@@ -41,7 +41,8 @@ async function serve(asWorker = false) {
     if (demo) {
       app.log.info({ file: demo.file, projectId: demo.projectId, designs: demo.designHashes }, 'created the demo team');
       process.stdout.write(
-        `\nDemo team created. API credential (shown once, also written to ${demo.file}):\n` +
+        `\nDemo team created. Open ${config.publicUrl}/ and sign in as ${demo.email} with the password ${demo.password}\n` +
+          `API credential (shown once; both are written to ${demo.file}):\n` +
           `  clientId:     ${demo.clientId}\n  clientSecret: ${demo.clientSecret}\n` +
           `Get a token: curl -s -X POST ${config.publicUrl}/v1/auth/token -H 'Content-Type: application/json' ` +
           `-d '{"clientId":"${demo.clientId}","clientSecret":"${demo.clientSecret}"}'\n\n`,

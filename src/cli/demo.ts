@@ -1,6 +1,7 @@
 // Demo data for a first start on an empty database (SPEC §12): a team with its Owner and an API credential (printed
 // once and written to <data dir>/demo-credentials.json), a brand kit, a project and the demo designs. The content is
 // created through the API itself (app.inject with the demo credential), so it passes every rule a user's would.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { App } from '../http/types.js';
@@ -14,6 +15,9 @@ export interface DemoResult {
   userId: number;
   clientId: string;
   clientSecret: string;
+  /** The demo Owner's studio sign-in. */
+  email: string;
+  password: string;
   file: string;
   projectId: number;
   designHashes: string[];
@@ -59,10 +63,19 @@ export async function seedDemoIfEmpty(app: App, db: Db, dataDir: string): Promis
     designHashes.push(imported.response.template.id);
   }
 
+  // The studio sign-in of the demo Owner: random, printed once and kept only in the credentials file.
+  const email = 'owner@demo.local';
+  const password = randomBytes(12).toString('base64url');
+  await app.sessions.setPassword(team.userId, password);
+
   const file = path.join(dataDir, 'demo-credentials.json');
   fs.mkdirSync(dataDir, { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ clientId: team.clientId, clientSecret: team.clientSecret }, null, 2)}\n`, {
-    mode: 0o600,
-  });
-  return { ...team, file, projectId, designHashes };
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ email, password, clientId: team.clientId, clientSecret: team.clientSecret }, null, 2)}\n`,
+    {
+      mode: 0o600,
+    },
+  );
+  return { ...team, email, password, file, projectId, designHashes };
 }

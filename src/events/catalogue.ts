@@ -39,6 +39,8 @@ export const WEBHOOK_ACTIONS = [
   action(10, 'user/delete', 'A user was removed from the team; data.user is the team user as it was before.'),
   action(11, 'shareLink/create', 'A share link or a preview share link was created.'),
   action(12, 'designVersion/create', 'A version of a design was saved.'),
+  action(13, 'shareLink/comment', 'A reviewer commented on a share page (a new thread or a reply); data.comment.'),
+  action(14, 'shareLink/review', 'A reviewer approved a design or asked for changes on its share page; data.review.'),
 ] as const satisfies readonly WebhookActionDef[];
 
 export type ActionName = (typeof WEBHOOK_ACTIONS)[number]['name'];

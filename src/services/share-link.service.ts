@@ -15,10 +15,13 @@ import { catalogueFonts } from '../render/text/fonts.js';
 import { createShareLinkRepository, type ShareLinkRow } from '../storage/db/repositories/share-links.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import { type DesignService, documentOf } from './design.service.js';
+import type { Thread } from './share-comment.service.js';
 import { sharePage } from './share-page.js';
 
 export interface ShareLinkServiceDeps {
   db: Kysely<Database>;
+  /** The review threads of a design (share-comment.service.ts). Default: none. */
+  threads?: (designHash: string) => Promise<Thread[]>;
   designs: Pick<DesignService, 'requireDesign'>;
   /** config.publicUrl: links are absolute. */
   publicUrl: string;
@@ -101,7 +104,8 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
       const existing = await repo.findStable(design.hash);
       const token =
         existing?.token ?? (await create(actor, { design_hash: design.hash, preview_id: null, document: null }));
-      return { shareLinkUrl: urlOf(token), comments: { threads: [] as Record<string, unknown>[] } };
+      const threads = (await deps.threads?.(design.hash)) ?? [];
+      return { shareLinkUrl: urlOf(token), comments: { threads } };
     },
 
     /** POST /v1/shareLink/generate: validates the changes as an export does and stores the result as a preview. */
@@ -123,6 +127,13 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
       return { response: { shareLinkUrl: previewUrl, previewUrl, previewId }, previewUrl, previewId };
     },
 
+    /** The team, design and current document of a link (share-page comments). */
+    async linkOf(token: string) {
+      const { document } = await documentFor(token);
+      const link = (await repo.findByToken(token))!;
+      return { teamId: link.team_id, designHash: link.design_hash, document };
+    },
+
     /** GET /share/{token}: the preview page. */
     async page(token: string, size?: number): Promise<string> {
       const { document } = await documentFor(token);
@@ -130,6 +141,7 @@ export function createShareLinkService(deps: ShareLinkServiceDeps) {
         title: document.name ?? 'Preview',
         token,
         sizes: document.sizes.map((s) => ({
+          hash: s.hash ?? '',
           name: s.name ?? `${s.width}x${s.height}`,
           width: s.width,
           height: s.height,

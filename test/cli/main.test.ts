@@ -111,8 +111,18 @@ describe('placard serve', () => {
     const token = await fetch(`${url}/v1/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(demo),
+      body: JSON.stringify({ clientId: demo.clientId, clientSecret: demo.clientSecret }),
     }).then((r) => r.json() as Promise<{ token: string }>);
+    // The studio sign-in of the demo Owner is in the same file, and printed once.
+    assert.equal(demo.email, 'owner@demo.local');
+    assert.ok(stdout().includes(demo.password), 'the password is printed');
+    const login = await fetch(`${url}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: demo.email, password: demo.password }),
+    });
+    assert.equal(login.status, 200);
+    assert.match(login.headers.get('set-cookie') ?? '', /placard_session=.*HttpOnly/);
     const users = await fetch(`${url}/v1/users`, { headers: { authorization: `Bearer ${token.token}` } }).then(
       (r) => r.json() as Promise<{ response: { nodes: Array<{ email: string; role: { name: string } }> } }>,
     );
@@ -149,10 +159,11 @@ describe('placard serve', () => {
     assert.equal((await fetch(`${url}/readyz`)).status, 200);
     assert.ok(!stdout().includes('Demo team created'));
     assert.equal(fs.readFileSync(path.join(e.dataDir, 'demo-credentials.json'), 'utf8'), before);
+    const { clientId, clientSecret } = JSON.parse(before);
     const token = await fetch(`${url}/v1/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: before,
+      body: JSON.stringify({ clientId, clientSecret }),
     });
     assert.equal(token.status, 200, 'the credential of the first start still works');
     child.kill('SIGTERM');
@@ -178,7 +189,10 @@ describe('placard serve stopping with a response under way', () => {
     const media = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
     try {
       const { child, url } = await serve(e.env);
-      const credential = fs.readFileSync(path.join(e.dataDir, 'demo-credentials.json'), 'utf8');
+      const { clientId, clientSecret } = JSON.parse(
+        fs.readFileSync(path.join(e.dataDir, 'demo-credentials.json'), 'utf8'),
+      );
+      const credential = JSON.stringify({ clientId, clientSecret });
       const { token } = (await (
         await fetch(`${url}/v1/auth/token`, {
           method: 'POST',

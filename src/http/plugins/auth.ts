@@ -24,7 +24,8 @@ export function authPlugin(app: App, { auth, rateLimiter, rateLimitEnabled }: Au
     const limited = request.url.startsWith('/v1/') || request.url.startsWith('/share/');
     const needsAuth = request.url.startsWith('/v1/') && !config.public;
 
-    if (needsAuth) {
+    // A browser session (plugins/session.ts, registered first) may have set the actor or the failure already.
+    if (needsAuth && !request.actor && !request.authError) {
       try {
         request.actor = await auth.authenticate(request.headers.authorization);
       } catch (error) {

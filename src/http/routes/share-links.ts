@@ -77,7 +77,7 @@ export function shareLinksRoutes(app: App, { shareLinks }: { shareLinks: ShareLi
         .header('referrer-policy', 'no-referrer')
         .header(
           'content-security-policy',
-          "default-src 'none'; frame-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-ancestors *",
+          "default-src 'none'; frame-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; frame-ancestors *",
         )
         .send(html);
     },

@@ -9,6 +9,7 @@ import { assets } from './migrations/0005_assets.js';
 import { exportPipeline } from './migrations/0006_exports.js';
 import { progress } from './migrations/0007_progress.js';
 import { html5 } from './migrations/0008_html5.js';
+import { studio } from './migrations/0013_studio.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -22,6 +23,7 @@ function provider(db: Db): MigrationProvider {
         '0006_exports': exportPipeline(db.dialect),
         '0007_progress': progress(),
         '0008_html5': html5(),
+        '0013_studio': studio(),
       };
     },
   };

@@ -106,6 +106,10 @@ export interface Database {
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   // HTML5 and share links (migration 0008):
   share_links: ShareLinksTable;
+  user_passwords: UserPasswordsTable;
+  sessions: SessionsTable;
+  invites: InvitesTable;
+  share_comments: ShareCommentsTable;
 }
 
 // ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----
@@ -393,4 +397,50 @@ export interface WebhookDeliveryAttemptsTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+}
+
+// The studio (migration 0013).
+export interface UserPasswordsTable {
+  user_id: number;
+  password_hash: string;
+  updated_at: string;
+}
+
+export interface SessionsTable {
+  /** SHA-256 (hex) of the cookie's token: a database leak hands out no session. */
+  token_hash: string;
+  user_id: number;
+  team_id: number;
+  /** The role at sign-in: a role change ends the session. */
+  role_id: number;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+}
+
+export interface InvitesTable {
+  token_hash: string;
+  team_id: number;
+  user_id: number;
+  created_by: number;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface ShareCommentsTable {
+  id: string;
+  share_token: string;
+  team_id: number;
+  design_hash: string;
+  parent_id: string | null;
+  /** comment | approve | changes */
+  kind: string;
+  author: string;
+  text: string;
+  size_hash: string | null;
+  x: number | null;
+  y: number | null;
+  resolved: number;
+  created_at: string;
 }

@@ -1,0 +1,72 @@
+// The app frame: the invite page, the sign-in page, or the signed-in shell with its pages. A new page (the design
+// editor of part 2) is one more case in `Page` and one more link in the nav.
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, setCsrfToken } from './api';
+import { Designs } from './pages/Designs';
+import { Invite } from './pages/Invite';
+import { SignIn } from './pages/SignIn';
+import { Team } from './pages/Team';
+import { navigate, usePath } from './router';
+import { canManage, type SessionUser, useSession } from './session';
+
+export function App() {
+  const path = usePath();
+  const session = useSession();
+  if (path.startsWith('/invite/')) return <Invite token={path.slice('/invite/'.length)} />;
+  if (session.isPending) return <p role="status">Loading…</p>;
+  if (session.isError) return <p role="alert">{session.error.message}</p>;
+  if (!session.data) return <SignIn />;
+  return <Shell user={session.data} path={path} />;
+}
+
+function Shell({ user, path }: { user: SessionUser; path: string }) {
+  const client = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+  const signOut = async (everywhere: boolean) => {
+    try {
+      await api('POST', everywhere ? '/v1/auth/logoutEverywhere' : '/v1/auth/logout');
+      setCsrfToken(null);
+      client.clear();
+      client.setQueryData(['session'], null);
+      navigate('/');
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <div className="shell">
+      <header className="topbar">
+        <strong>Placard</strong>
+        <nav aria-label="Main">
+          <a href="/app/designs" onClick={link('/app/designs')} aria-current={path.startsWith('/app/team') ? undefined : 'page'}>
+            Designs
+          </a>
+          {canManage(user) && (
+            <a href="/app/team" onClick={link('/app/team')} aria-current={path.startsWith('/app/team') ? 'page' : undefined}>
+              Team
+            </a>
+          )}
+        </nav>
+        <span className="who">
+          {user.name} · {user.role.name}
+        </span>
+        <button type="button" onClick={() => signOut(false)}>
+          Sign out
+        </button>
+        <button type="button" onClick={() => signOut(true)}>
+          Sign out everywhere
+        </button>
+      </header>
+      {error && <p role="alert">{error}</p>}
+      <main>{path.startsWith('/app/team') && canManage(user) ? <Team /> : <Designs user={user} />}</main>
+    </div>
+  );
+}
+
+function link(to: string) {
+  return (event: React.MouseEvent) => {
+    event.preventDefault();
+    navigate(to);
+  };
+}

@@ -1,0 +1,57 @@
+// The one way the studio talks to the API: the same /v1 routes as API clients, authenticated by the session cookie.
+// Writes carry the session's CSRF token; failures become ApiError with the envelope's sentence and code, and a lost
+// connection gets a message of its own (what the user typed stays in its form: callers never reset on failure).
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken: string | null = null;
+
+export function setCsrfToken(token: string | null) {
+  csrfToken = token;
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError('The server could not be reached. Nothing was lost; try again.', 0, 'NETWORK');
+  }
+  const text = await res.text();
+  let json: unknown = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    // A proxy's HTML error page: reported below by status.
+  }
+  if (!res.ok) {
+    const envelope = json as { error?: string; code?: string } | null;
+    throw new ApiError(envelope?.error ?? `The server answered ${res.status}`, res.status, envelope?.code ?? 'HTTP');
+  }
+  return json as T;
+}
+
+/** Query string from defined values only. */
+export function qs(params: Record<string, string | number | boolean | undefined | null>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  const s = search.toString();
+  return s ? `?${s}` : '';
+}
