@@ -35,6 +35,11 @@ export const ERROR_CATALOGUE = {
     status: 409,
     description: 'A request with this Idempotency-Key is still being processed; retry when it has finished.',
   },
+  STALE_REVISION: {
+    status: 412,
+    description:
+      'The If-Match header names a revision of the design document that is no longer current: someone saved it since. Read it again (its ETag is the current revision) or send the current ETag to overwrite knowingly.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than 1 MiB.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body is not sent as application/json.' },
   UNKNOWN_ELEMENT: { status: 422, description: 'No size of the design has an element of this name.' },
