@@ -149,8 +149,8 @@ describe('the studio in Chromium', () => {
     await dialog.getByLabel('File type').selectOption('png');
     await dialog.getByRole('button', { name: 'Start export' }).click();
     const link = dialog.getByRole('link', { name: /^Download / });
-    await link.waitFor({ timeout: 15_000 }).catch(async (error) => {
-      throw new Error(`no download link; the dialog reads: ${await dialog.innerText()}`, { cause: error });
+    await link.waitFor({ timeout: 90_000 }).catch(async (error) => {
+      throw new Error(`no download link; the dialog reads: ${await dialog.textContent()}`, { cause: error });
     });
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     const file = await download.path();
@@ -224,7 +224,10 @@ describe('the studio in Chromium', () => {
     const reviewer = await newPage();
     await reviewer.goto(url);
     await reviewer.getByLabel('Your name').fill('Rita <b>Reviewer</b>');
-    await reviewer.getByLabel('Comment', { exact: true }).and(reviewer.getByRole('textbox')).fill('Make the <img src=x onerror=alert(1)> logo bigger');
+    await reviewer
+      .getByLabel('Comment', { exact: true })
+      .and(reviewer.getByRole('textbox'))
+      .fill('Make the <img src=x onerror=alert(1)> logo bigger');
     await reviewer.getByRole('button', { name: 'Post comment' }).click();
     const thread = reviewer.getByRole('listitem', { name: 'Comment by Rita <b>Reviewer</b>' });
     await thread.waitFor();
