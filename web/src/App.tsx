@@ -1,14 +1,19 @@
 // The app frame: the invite page, the sign-in page, or the signed-in shell with its pages. A new page (the design
 // editor of part 2) is one more case in `Page` and one more link in the nav.
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { api, setCsrfToken } from './api';
 import { Designs } from './pages/Designs';
 import { Invite } from './pages/Invite';
 import { SignIn } from './pages/SignIn';
 import { Team } from './pages/Team';
 import { navigate, usePath } from './router';
-import { canManage, type SessionUser, useSession } from './session';
+import { canManage, canWrite, type SessionUser, useSession } from './session';
+
+// The editor's code (and Moveable) loads only when a design is opened.
+const Editor = lazy(() => import('./editor/Editor'));
+const NewDesign = lazy(() => import('./editor/NewDesign'));
+const EDIT_PATH = /^\/app\/designs\/([A-Za-z0-9]+)\/edit$/;
 
 export function App() {
   const path = usePath();
@@ -59,9 +64,19 @@ function Shell({ user, path }: { user: SessionUser; path: string }) {
         </button>
       </header>
       {error && <p role="alert">{error}</p>}
-      <main>{path.startsWith('/app/team') && canManage(user) ? <Team /> : <Designs user={user} />}</main>
+      <main>
+        <Suspense fallback={<p role="status">Loading the editor…</p>}>{pageOf(path, user)}</Suspense>
+      </main>
     </div>
   );
+}
+
+function pageOf(path: string, user: SessionUser) {
+  const edit = EDIT_PATH.exec(path);
+  if (edit) return <Editor key={edit[1]} hash={edit[1]} user={user} />;
+  if (path === '/app/new' && canWrite(user)) return <NewDesign />;
+  if (path.startsWith('/app/team') && canManage(user)) return <Team />;
+  return <Designs user={user} />;
 }
 
 function link(to: string) {
