@@ -102,7 +102,11 @@ export function Canvas({
     }
     const chosen = boxes.find((b) => b.dataset.elementName === selected) ?? null;
     setTarget(editable ? chosen : null);
-    setGuides(boxes.filter((b) => b !== chosen));
+    const others = boxes.filter((b) => b !== chosen);
+    // Only a new set of boxes is a new state: setting an equal array would render again, and again.
+    setGuides((previous) =>
+      previous.length === others.length && previous.every((b, i) => b === others[i]) ? previous : others,
+    );
     onDrawn?.();
   });
 

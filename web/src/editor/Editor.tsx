@@ -142,7 +142,7 @@ function EditorView({
         {!editable && <span role="status">View only: your role cannot change designs.</span>}
         {editable && (
           <div role="toolbar" aria-label="Edit">
-            {ACTIONS.filter((a) => a.name !== 'nudge').map((action) => (
+            {ACTIONS.filter((a) => a.name !== 'nudge' && a.name !== 'deselect').map((action) => (
               <button
                 type="button"
                 key={action.name}

@@ -25,12 +25,15 @@ export function Properties({
       <fieldset disabled={!editable}>
         {fields.map((field) => {
           const value = shown(element, field);
+          // Labels point at their control by id: a control nested in its label would put its value in its name.
+          const id = `prop-${field.key}`;
           switch (field.control) {
             case 'number':
               return (
-                <label key={field.key}>
-                  {field.label}
+                <div key={field.key} className="field">
+                  <label htmlFor={id}>{field.label}</label>
                   <input
+                    id={id}
                     type="number"
                     value={Number(value)}
                     min={field.min}
@@ -42,7 +45,7 @@ export function Properties({
                       }
                     }}
                   />
-                </label>
+                </div>
               );
             case 'checkbox':
               return (
@@ -57,43 +60,45 @@ export function Properties({
               );
             case 'color':
               return (
-                <label key={field.key}>
-                  {field.label}
+                <div key={field.key} className="field">
+                  <label htmlFor={id}>{field.label}</label>
                   <input
+                    id={id}
                     type="color"
                     value={normalColour(String(value))}
                     onChange={(e) => onChange(field.key, e.target.value.toUpperCase())}
                   />
-                </label>
+                </div>
               );
             case 'select':
               return (
-                <label key={field.key}>
-                  {field.label}
-                  <select value={String(value)} onChange={(e) => onChange(field.key, e.target.value)}>
+                <div key={field.key} className="field">
+                  <label htmlFor={id}>{field.label}</label>
+                  <select id={id} value={String(value)} onChange={(e) => onChange(field.key, e.target.value)}>
                     {field.options.map((o) => (
                       <option key={o}>{o}</option>
                     ))}
                   </select>
-                </label>
+                </div>
               );
             case 'textarea':
               return (
-                <label key={field.key}>
-                  {field.label}
-                  <textarea rows={3} value={String(value)} onChange={(e) => onChange(field.key, e.target.value)} />
-                </label>
+                <div key={field.key} className="field">
+                  <label htmlFor={id}>{field.label}</label>
+                  <textarea id={id} rows={3} value={String(value)} onChange={(e) => onChange(field.key, e.target.value)} />
+                </div>
               );
             default:
               return (
-                <label key={field.key}>
-                  {field.label}
+                <div key={field.key} className="field">
+                  <label htmlFor={id}>{field.label}</label>
                   <input
+                    id={id}
                     type={field.control === 'url' ? 'url' : 'text'}
                     value={String(value)}
                     onChange={(e) => onChange(field.key, e.target.value === '' ? undefined : e.target.value)}
                   />
-                </label>
+                </div>
               );
           }
         })}

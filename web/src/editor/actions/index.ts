@@ -1,6 +1,7 @@
 // Every editor command, in toolbar order. Keyboard shortcuts are matched against this list, first match wins.
 import { bringForward } from './bring-forward';
 import { deleteElement } from './delete-element';
+import { deselect } from './deselect';
 import { duplicateElement } from './duplicate-element';
 import { nudge } from './nudge';
 import { redo } from './redo';
@@ -18,5 +19,6 @@ export const ACTIONS: Action[] = [
   sendBackward,
   toggleVisibility,
   nudge,
+  deselect,
 ];
 export type { Action, ActionContext } from './types';
