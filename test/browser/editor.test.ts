@@ -249,18 +249,18 @@ describe('the design editor in Chromium', () => {
 
   test('a draft survives a reload and is offered back', async () => {
     const { page } = await invited('Editor');
-    const name = DEMO_DESIGNS[2].name;
+    const name = DEMO_DESIGNS[0].name;
     await openDesign(page, name);
-    await layers(page).getByRole('button', { name: 'offer' }).click();
+    await layers(page).getByRole('button', { name: 'headline' }).click();
     await page.getByLabel('Text', { exact: true }).fill('Typed, never saved');
     await page.reload();
     const prompt = page.getByRole('alertdialog', { name: 'Restore your unsaved changes?' });
     await prompt.waitFor();
     await prompt.getByRole('button', { name: 'Restore draft' }).click();
-    await layers(page).getByRole('button', { name: 'offer' }).click();
+    await layers(page).getByRole('button', { name: 'headline' }).click();
     assert.equal(await page.getByLabel('Text', { exact: true }).inputValue(), 'Typed, never saved');
     assert.notEqual(
-      (await storedDocument(hashes[2])).sizes[0].slides[0].elements.find((e: { name: string }) => e.name === 'offer')
+      (await storedDocument(hashes[0])).sizes[0].slides[0].elements.find((e: { name: string }) => e.name === 'headline')
         .text,
       'Typed, never saved',
     );
