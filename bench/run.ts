@@ -4,6 +4,7 @@ import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchApi } from './api.bench.js';
 import { benchClient } from './client.bench.js';
+import { benchEditor } from './editor.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
@@ -20,6 +21,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   render: benchRender,
   scale: benchScale,
   studio: benchStudio,
+  editor: benchEditor,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));

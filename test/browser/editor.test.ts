@@ -75,7 +75,8 @@ describe('the design editor in Chromium', () => {
       return res.json();
     };
     kitId = (await call('POST', '/v1/brandkits/create', { name: 'Kit' })).response.brandKit.id;
-    projectId = (await call('POST', '/v1/projects', { name: 'Spring campaign', brandKitId: kitId })).response.project.id;
+    projectId = (await call('POST', '/v1/projects', { name: 'Spring campaign', brandKitId: kitId })).response.project
+      .id;
     for (const design of DEMO_DESIGNS) {
       const imported = await call('POST', '/v1/templates/import', {
         projectId,
@@ -201,7 +202,10 @@ describe('the design editor in Chromium', () => {
     assert.equal(await page.getByLabel('X', { exact: true }).inputValue(), '136');
 
     await toolbar.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: /^Saved/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved/ })
+      .waitFor();
     const stored = await storedDocument(hashes[0]);
     const elements = stored.sizes[0].slides[0].elements;
     const cta = elements.find((e: { name: string }) => e.name === 'cta');
@@ -230,7 +234,10 @@ describe('the design editor in Chromium', () => {
     await layers(page).getByRole('button', { name: 'headline' }).click();
     await page.getByLabel('Text', { exact: true }).fill('From the first tab');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: /^Saved/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved/ })
+      .waitFor();
 
     await layers(second).getByRole('button', { name: 'headline' }).click();
     await second.getByLabel('Text', { exact: true }).fill('From the second tab');
@@ -243,7 +250,10 @@ describe('the design editor in Chromium', () => {
     await second.screenshot({ path: 'docs/img/editor-conflict.png' });
 
     await prompt.getByRole('button', { name: 'Save mine over it' }).click();
-    await second.getByRole('status').filter({ hasText: /^Saved/ }).waitFor();
+    await second
+      .getByRole('status')
+      .filter({ hasText: /^Saved/ })
+      .waitFor();
     assert.equal((await storedDocument(hashes[1])).sizes[0].slides[0].elements[2].text, 'From the second tab');
   });
 
@@ -301,7 +311,10 @@ describe('the design editor in Chromium', () => {
     await page.getByLabel('Y', { exact: true }).fill('180');
     await settled(page);
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: /^Saved/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved/ })
+      .waitFor();
     await page.screenshot({ path: 'docs/img/editor-new.png' });
 
     const png = await exportPng(page, 'From scratch');
