@@ -5,6 +5,7 @@ import os from 'node:os';
 import { benchApi } from './api.bench.js';
 import { benchCli } from './cli.bench.js';
 import { benchClient } from './client.bench.js';
+import { benchEditor } from './editor.bench.js';
 import { benchExports } from './exports.bench.js';
 import { benchFairness } from './fairness.bench.js';
 import { benchFonts } from './fonts.bench.js';
@@ -30,6 +31,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   'render-url': benchRenderUrl,
   scale: benchScale,
   studio: benchStudio,
+  editor: benchEditor,
 };
 
 const HELP = `npm run bench [-- section…]: runs the named sections, or every section when none is named.

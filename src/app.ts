@@ -44,6 +44,7 @@ import { sessionRoutes } from './http/routes/sessions.js';
 import { shareCommentsRoutes } from './http/routes/share-comments.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
 import { studioRoutes } from './http/routes/studio.js';
+import { studioCanvasRoutes } from './http/routes/studio-canvas.js';
 import { templatesRoutes } from './http/routes/templates.js';
 import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
@@ -76,6 +77,7 @@ import { createRenderUrlService } from './services/render-url.service.js';
 import { createSessionService, type SessionService } from './services/session.service.js';
 import { createShareCommentService } from './services/share-comment.service.js';
 import { createShareLinkService } from './services/share-link.service.js';
+import { createStudioCanvasService } from './services/studio-canvas.service.js';
 import { createThumbnails } from './services/thumbnail.js';
 import { createUserService } from './services/user.service.js';
 import { createWebhookService } from './services/webhook.service.js';
@@ -448,6 +450,22 @@ async function serveApi(
   });
   shareLinksRoutes(app, { shareLinks });
   shareCommentsRoutes(app, { comments: shareComments });
+  studioCanvasRoutes(app, {
+    canvas: createStudioCanvasService({
+      // Font files kept (no text SVGs), nothing minified: the editor reads the markup element by element.
+      renderPackage: (document, sizeIndex) =>
+        deps.renderPool.render(
+          {
+            document,
+            sizeIndex,
+            slideIndex: 0,
+            format: 'html',
+            settings: html.defaults({ networkId: 1, convertCustomFonts: false, minifyHtml: false }),
+          },
+          { budgetMs: config.renderTimeouts.stillSeconds * 1000 },
+        ),
+    }),
+  });
   brandKitAssetsRoutes(app, {
     assets: createAssetService({
       db: db.kysely,

@@ -45,6 +45,11 @@ export const ERROR_CATALOGUE = {
     description: 'The path exists but not with this method; the Allow header lists the methods it serves.',
   },
   REQUEST_TIMEOUT: { status: 408, description: 'The request was not received completely in time.' },
+  STALE_REVISION: {
+    status: 412,
+    description:
+      'The If-Match header names a revision of the design document that is no longer current: someone saved it since. Read it again (its ETag is the current revision) or send the current ETag to overwrite knowingly.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than 1 MiB.' },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

@@ -366,13 +366,27 @@ export function createDesignService({ db, dialect, access, thumbnails, queue }: 
    * Replaces the content of a design with `doc` (validated), after saving the current content as an automatic
    * version named `versionName`; bumps the revision and remakes the thumbnail. Document replacement and restores.
    */
-  async function replaceContent(actor: Actor, design: DesignRow, doc: DesignDocument, versionName: string) {
+  async function replaceContent(
+    actor: Actor,
+    design: DesignRow,
+    doc: DesignDocument,
+    versionName: string,
+    expectedRevision?: number,
+  ) {
     const change = (thumbKey: string | null) =>
       db.transaction().execute(async (tx) => {
         const repo = createDesignRepository(tx, dialect);
         // Re-read under the row lock: the snapshot must be the content this change replaces.
         const current = await repo.lock(design.id);
         if (!current) throw notFound('hash', design.hash);
+        // Checked under the lock, so two saves from the same revision cannot both pass.
+        if (expectedRevision !== undefined && current.revision !== expectedRevision) {
+          throw new AppError(
+            'STALE_REVISION',
+            `the design was saved by someone else since revision ${expectedRevision} (it is now at revision ${current.revision}); reload it, or save with If-Match: "${current.revision}" to overwrite`,
+            { headers: { ETag: `"${current.revision}"` } },
+          );
+        }
         const currentDoc = documentOf(current);
         const version = await createDesignVersionRepository(tx).insert({
           designId: current.id,
@@ -403,7 +417,11 @@ export function createDesignService({ db, dialect, access, thumbnails, queue }: 
           data: { template, version: versionEventOf(version, actor) },
         });
         await recordEvent(tx, { teamId: actor.teamId, action: 'design/update', data: { template } });
-        return { result: { template, document: stored }, previousThumb: current.thumb_key, row };
+        return {
+          result: { template, document: stored, revision: row.revision },
+          previousThumb: current.thumb_key,
+          row,
+        };
       });
     // With a queue the new revision has no thumbnail until its job draws it (thumbUrl null meanwhile): the answer
     // does not wait for a render.
@@ -480,10 +498,17 @@ export function createDesignService({ db, dialect, access, thumbnails, queue }: 
       return documentOf(await requireDesign(actor, hash, 'read'));
     },
 
-    async replaceDocument(actor: Actor, hash: string, raw: unknown) {
+    /** The document with its revision (the ETag of GET/PUT …/document). */
+    async revisionedDocument(actor: Actor, hash: string): Promise<{ document: DesignDocument; revision: number }> {
+      const row = await requireDesign(actor, hash, 'read');
+      return { document: documentOf(row), revision: row.revision };
+    },
+
+    /** `expectedRevision` (from If-Match): the save fails with STALE_REVISION unless the design is still at it. */
+    async replaceDocument(actor: Actor, hash: string, raw: unknown, expectedRevision?: number) {
       const design = await requireDesign(actor, hash, 'content:write');
       const doc = readDocument(raw, { pointer: '/document' });
-      return replaceContent(actor, design, doc, 'Before the document was replaced');
+      return replaceContent(actor, design, doc, 'Before the document was replaced', expectedRevision);
     },
 
     async sizes(actor: Actor, hash: string) {

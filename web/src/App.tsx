@@ -8,7 +8,12 @@ import { Invite } from './pages/Invite';
 import { SignIn } from './pages/SignIn';
 import { Team } from './pages/Team';
 import { navigate, usePath } from './router';
-import { canManage, type SessionUser, useSession } from './session';
+import { canManage, canWrite, type SessionUser, useSession } from './session';
+
+// The editor's code (and Moveable) loads only when a design is opened.
+const Editor = lazy(() => import('./editor/Editor'));
+const NewDesign = lazy(() => import('./editor/NewDesign'));
+const EDIT_PATH = /^\/app\/designs\/([A-Za-z0-9]+)\/edit$/;
 
 // Pages beyond the first view load on demand, keeping the first load within its budget.
 const BrandKits = lazy(() => import('./pages/BrandKits'));
@@ -72,13 +77,16 @@ function Shell({ user, path }: { user: SessionUser; path: string }) {
       </header>
       {error && <p role="alert">{error}</p>}
       <main>
-        <Suspense fallback={<p role="status">Loading…</p>}>{page(user, path)}</Suspense>
+        <Suspense fallback={<p role="status">Loading…</p>}>{pageOf(path, user)}</Suspense>
       </main>
     </div>
   );
 }
 
-function page(user: SessionUser, path: string) {
+function pageOf(path: string, user: SessionUser) {
+  const edit = EDIT_PATH.exec(path);
+  if (edit) return <Editor key={edit[1]} hash={edit[1]} user={user} />;
+  if (path === '/app/new' && canWrite(user)) return <NewDesign />;
   if (path.startsWith('/app/team') && canManage(user)) return <Team />;
   if (path.startsWith('/app/webhooks') && canManage(user)) return <Webhooks />;
   if (path.startsWith('/app/brandkits')) return <BrandKits user={user} />;

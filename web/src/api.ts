@@ -17,6 +17,11 @@ export function setCsrfToken(token: string | null) {
   csrfToken = token;
 }
 
+/** The session's CSRF token, for callers that need the response headers (the editor's ETag saves). */
+export function getCsrfToken(): string | null {
+  return csrfToken;
+}
+
 export async function api<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';

@@ -179,7 +179,8 @@ export async function packageHtml5(
       const motion = elementAnimation(`m${id}`, element, span, isLast, size, iteration);
       if (motion) keyframes.push(motion.keyframes);
       const still = motionStyle(element, motionAt(element, FINAL_FRAME, size), false);
-      inner += `<div class="e" style="left:${num(element.x)}px;top:${num(element.y)}px;width:${num(element.width)}px;height:${num(element.height)}px;${still}${motion ? `;${motion.animation}` : ''}">${markup}</div>`;
+      // data-element-name: the studio's canvas is this markup and finds each element by its name.
+      inner += `<div class="e" data-element-name="${escapeHtml(element.name)}" style="left:${num(element.x)}px;top:${num(element.y)}px;width:${num(element.width)}px;height:${num(element.height)}px;${still}${motion ? `;${motion.animation}` : ''}">${markup}</div>`;
     }
     const show = slideAnimation(`s${span.slideIndex}`, span, isLast, iteration);
     if (show) keyframes.push(show.keyframes);

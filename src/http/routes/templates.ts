@@ -28,6 +28,26 @@ import type { App } from '../types.js';
 
 const tags = ['Templates (designs)'];
 
+function etagOf(revision: number): string {
+  return `"${revision}"`;
+}
+
+/** The revision an If-Match header names: absent or `*` means any; anything but one of our ETags is a 400. */
+function revisionOfIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '*') return undefined;
+  const match = /^\s*(?:W\/)?"(\d{1,15})"\s*$/.exec(header);
+  if (!match) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'If-Match must be one ETag of GET /v1/templates/{hash}/document, e.g. "12"',
+      {
+        details: [{ path: '/if-match', in: 'headers', message: 'must be an ETag of this API ("<revision>")' }],
+      },
+    );
+  }
+  return Number(match[1]);
+}
+
 // Routes that name an existing design, project or folder ask only for `read` and the service checks content:write after
 // the lookup, so that what the caller cannot see is a 404 for every role (services/access.ts).
 const WRITE_AFTER_LOOKUP =
@@ -114,11 +134,17 @@ export function templatesRoutes(
     schema: {
       tags,
       summary: 'Read the design document of a design',
-      description: 'Extension.',
+      description:
+        "Extension. The `ETag` header is the design's revision: send it back as `If-Match` on PUT to save only if " +
+        'nobody saved in between.',
       params: HashParams,
       response: { 200: DocumentResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
     },
-    handler: async (request) => ({ response: await designs.document(actorOf(request), request.params.hash) }),
+    handler: async (request, reply) => {
+      const { document, revision } = await designs.revisionedDocument(actorOf(request), request.params.hash);
+      reply.header('ETag', etagOf(revision));
+      return { response: document };
+    },
   });
 
   app.put('/v1/templates/:hash/document', {
@@ -130,17 +156,28 @@ export function templatesRoutes(
         'Extension. The previous content is kept as an automatic design version; the new content changes the ' +
         "design's revision, so earlier cached exports no longer match. Sizes without a hash keep the hash of the " +
         "current size of the same name and dimensions; the document's name becomes the design's name. " +
+        'With `If-Match` (the `ETag` of GET …/document), the save is refused with 412 STALE_REVISION when the design ' +
+        'was saved since; without it, the document is replaced whatever its revision. The answer carries the new ' +
+        '`ETag`. ' +
         WRITE_AFTER_LOOKUP,
       params: HashParams,
       body: ReplaceDocumentBody,
       response: {
         200: ReplaceDocumentResponse,
-        ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND'),
+        ...errors(...AUTHED_ERRORS, ...BODY_ERRORS, 'FORBIDDEN', 'NOT_FOUND', 'STALE_REVISION'),
       },
     },
-    handler: async (request) => ({
-      response: await designs.replaceDocument(actorOf(request), request.params.hash, request.body.document),
-    }),
+    handler: async (request, reply) => {
+      const expected = revisionOfIfMatch(request.headers['if-match']);
+      const result = await designs.replaceDocument(
+        actorOf(request),
+        request.params.hash,
+        request.body.document,
+        expected,
+      );
+      reply.header('ETag', etagOf(result.revision));
+      return { response: result };
+    },
   });
 
   app.get('/v1/templates/:hash/elements', {

@@ -592,6 +592,43 @@ describe('/v1/templates', () => {
       assert.deepEqual(again.json().response, document);
     });
 
+    test('ETag and If-Match: a stale save is 412 and changes nothing; no If-Match keeps overwriting', async () => {
+      const projectId = await project('Concurrent');
+      const hash = await design(projectId);
+      const got = await inject('GET', `/v1/templates/${hash}/document`);
+      const etag = got.headers.etag as string;
+      assert.match(etag, /^"\d+"$/);
+      const first = got.json().response as Doc;
+      const withIfMatch = (document: Doc, ifMatch: string) =>
+        t.app.inject({
+          method: 'PUT',
+          url: `/v1/templates/${hash}/document`,
+          headers: { ...t.owner.headers, 'if-match': ifMatch },
+          payload: { document },
+        });
+      // Tab A saves from the revision it read: accepted, with the next ETag.
+      const a = await withIfMatch({ ...first, name: 'Saved by A' }, etag);
+      assert.equal(a.statusCode, 200, a.body);
+      const next = a.headers.etag as string;
+      assert.equal(Number(JSON.parse(next)), Number(JSON.parse(etag)) + 1);
+      // Tab B still holds the first revision: 412, the current ETag in the answer, the stored document unchanged.
+      const b = await withIfMatch({ ...first, name: 'Saved by B' }, etag);
+      assertError(b, 412, 'STALE_REVISION', /saved by someone else since revision/);
+      assert.equal(b.headers.etag, next);
+      assert.equal(JSON.parse((await row(hash))?.document ?? '').name, 'Saved by A');
+      // Overwriting knowingly: the current ETag; and API clients without If-Match are unchanged.
+      assert.equal((await withIfMatch({ ...first, name: 'B knowingly' }, next)).statusCode, 200);
+      const plain = await inject('PUT', `/v1/templates/${hash}/document`, {
+        document: { ...first, name: 'No header' },
+      });
+      assert.equal(plain.statusCode, 200, plain.body);
+      assert.equal(JSON.parse((await row(hash))?.document ?? '').name, 'No header');
+      // A malformed If-Match is a 400 naming the header, and saves nothing.
+      const bad = await withIfMatch({ ...first, name: 'Bad' }, 'revision 3');
+      assertError(bad, 400, 'VALIDATION_FAILED', /If-Match/);
+      assert.equal(JSON.parse((await row(hash))?.document ?? '').name, 'No header');
+    });
+
     test('PUT saves the previous content as an automatic version first, bumps the revision, remakes the thumbnail', async () => {
       const projectId = await project('Replace');
       const doc = simpleDoc([

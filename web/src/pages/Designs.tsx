@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { api, qs } from '../api';
+import { navigate } from '../router';
 import { canWrite, type SessionUser } from '../session';
 import { CardSizes, DesignManage, FolderManage, NewProject } from './DesignManage';
 import { ExportDialog } from './ExportDialog';
@@ -160,6 +161,11 @@ export function Designs({ user }: { user: SessionUser }) {
         </label>
       </div>
       {error && <p role="alert">{error}</p>}
+      {writer && (
+        <button type="button" onClick={() => navigate('/app/new')}>
+          New design
+        </button>
+      )}
       <nav aria-label="Folders" className="folders">
         <button type="button" aria-pressed={folderId === null} onClick={() => setFolderId(null)}>
           All designs
@@ -194,6 +200,9 @@ export function Designs({ user }: { user: SessionUser }) {
             <h2>{d.name}</h2>
             <CardSizes designId={d.id} name={d.name} />
             <div className="actions">
+              <button type="button" onClick={() => navigate(`/app/designs/${d.id}/edit`)}>
+                {writer ? 'Edit' : 'Open'} {d.name}
+              </button>
               <button type="button" onClick={() => setExporting(d)}>
                 Export {d.name}
               </button>

@@ -1,0 +1,82 @@
+// POST /v1/studio/canvas (issue 19): the editor's canvas is the HTML5 export's markup of one size, element by element,
+// with its fonts and rasters inlined; bad input is a 400 naming the field; nothing is stored.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+
+const doc = {
+  name: 'Canvas',
+  sizes: [
+    {
+      name: 'MREC',
+      width: 300,
+      height: 250,
+      backgroundColor: '#102030',
+      slides: [
+        {
+          elements: [
+            { name: 'panel', type: 'shape', shape: 'rect', x: 0, y: 0, width: 300, height: 80, fill: '#FF0000' },
+            {
+              name: 'headline',
+              type: 'text',
+              x: 10,
+              y: 100,
+              width: 120,
+              height: 100,
+              text: 'A headline long enough to wrap over lines',
+              fontFamily: 'Inter',
+              fontVariant: '700',
+              fontSize: 20,
+            },
+            { name: 'hidden', type: 'shape', shape: 'rect', x: 0, y: 0, width: 5, height: 5, visible: false },
+            { name: 'cta', type: 'button', x: 150, y: 200, width: 120, height: 40, label: 'Buy <now>' },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+describe('POST /v1/studio/canvas', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  const post = (payload: unknown, headers = t.owner.headers) =>
+    t.app.inject({ method: 'POST', url: '/v1/studio/canvas', headers, payload: payload as object });
+
+  test('answers the size as the HTML5 export draws it: named elements, text line by line, fonts inlined', async () => {
+    const res = await post({ document: doc, sizeIndex: 0 });
+    assert.equal(res.statusCode, 200, res.body);
+    const canvas = res.json().response;
+    assert.equal(canvas.width, 300);
+    assert.equal(canvas.height, 250);
+    assert.equal(canvas.backgroundColor, '#102030');
+    const names = [...canvas.markup.matchAll(/data-element-name="([^"]*)"/g)].map((m) => m[1]);
+    assert.deepEqual(names, ['panel', 'headline', 'cta'], 'visible elements in drawing order');
+    assert.match(canvas.markup, /data-element-name="headline" style="left:10px;top:100px;width:120px;height:100px/);
+    // The server broke the headline into lines: more than one positioned run, none wider than the box by the browser.
+    const headline = canvas.markup.slice(canvas.markup.indexOf('"headline"'), canvas.markup.indexOf('"cta"'));
+    assert.ok((headline.match(/class="r"/g) ?? []).length >= 3, headline);
+    assert.match(canvas.markup, /Buy &lt;now&gt;/);
+    assert.match(canvas.fontCss, /@font-face\{[^}]*src:url\(data:font\/woff2;base64,[A-Za-z0-9+/]+=*\)/);
+    assert.doesNotMatch(canvas.markup, /src="(?!data:)/, 'every file reference is inlined');
+  });
+
+  test('a size index beyond the document and a broken document are 400s naming the field', async () => {
+    const far = await post({ document: doc, sizeIndex: 3 });
+    assert.equal(far.statusCode, 400, far.body);
+    assert.equal(far.json().code, 'VALIDATION_FAILED');
+    assert.match(far.body, /\/sizeIndex/);
+    const broken = await post({ document: { name: 'x', sizes: [{ name: 'a' }] }, sizeIndex: 0 });
+    assert.equal(broken.statusCode, 400, broken.body);
+    assert.match(broken.body, /\/document\/sizes\/0/);
+  });
+
+  test('needs a signed-in caller', async () => {
+    const res = await post({ document: doc, sizeIndex: 0 }, {} as never);
+    assert.equal(res.statusCode, 401);
+  });
+});
