@@ -11,6 +11,7 @@ import type { ExportStatus, WebhookEvent } from './webhooks.js';
 
 export { PlacardError, type PlacardErrorDetail, PlacardTimeoutError, WebhookVerificationError } from './errors.js';
 export type { paths } from './openapi.js';
+export { type RenderUrlOptions, signRenderUrl } from './render-urls.js';
 export type { RetryOptions } from './transport.js';
 export {
   type ExportStatus,
