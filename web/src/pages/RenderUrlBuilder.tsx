@@ -105,25 +105,22 @@ export default function RenderUrlBuilder({ design, onClose }: { design: DesignNo
       {elements.isError && <p role="alert">{elements.error.message}</p>}
       {elements.isPending && <p role="status">Loading elements…</p>}
       <form onSubmit={build} aria-label="Render URL settings">
-        {editable.map((e) => (
-          <label key={e.name}>
-            {e.name}
-            {e.layerType === 'text' || e.layerType === 'button' ? (
-              <textarea
-                rows={2}
-                maxLength={10000}
-                value={values[e.name] ?? e.value ?? ''}
-                onChange={(ev) => setValues((v) => ({ ...v, [e.name]: ev.target.value }))}
-              />
-            ) : (
-              <input
-                value={values[e.name] ?? e.value ?? ''}
-                maxLength={65536}
-                onChange={(ev) => setValues((v) => ({ ...v, [e.name]: ev.target.value }))}
-              />
-            )}
-          </label>
-        ))}
+        {editable.map((e) => {
+          // An explicit for/id: a control inside its <label> would add its own value to the accessible name.
+          const id = `render-url-${design.id}-${e.name}`;
+          const value = values[e.name] ?? e.value ?? '';
+          const onChange = (v: string) => setValues((all) => ({ ...all, [e.name]: v }));
+          return (
+            <div key={e.name} className="field">
+              <label htmlFor={id}>{e.name}</label>
+              {e.layerType === 'text' || e.layerType === 'button' ? (
+                <textarea id={id} rows={2} maxLength={10000} value={value} onChange={(ev) => onChange(ev.target.value)} />
+              ) : (
+                <input id={id} maxLength={65536} value={value} onChange={(ev) => onChange(ev.target.value)} />
+              )}
+            </div>
+          );
+        })}
         <label>
           Image format
           <select value={format} onChange={(e) => setFormat(e.target.value as (typeof FORMATS)[number])}>

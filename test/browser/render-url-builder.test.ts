@@ -1,0 +1,168 @@
+// The studio's render URL builder (issue 23) in headless Chromium over real HTTP: an Editor opens it from a design
+// card, changes the headline, gets a signed link and copies it; the link answers an image whose pixels differ from the
+// unchanged link's, the preview <img> loaded it, and an invalid value shows the API's refusal.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { DEMO_DESIGNS } from '../../src/cli/demo-designs.js';
+import { STUDIO_DIR } from '../../src/http/routes/studio.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { freePort } from '../helpers/ports.js';
+import { launchBrowser } from './browser.js';
+
+const PASSWORD = 'a long enough password';
+
+if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
+  throw new Error(`the studio is not built in ${STUDIO_DIR}: run npm run build:web (npm install does it)`);
+}
+
+describe('the render URL builder in Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let origin: string;
+  let projectName: string;
+  let projectId: number;
+  const contexts: BrowserContext[] = [];
+
+  before(async () => {
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    t = await startTestApp({ publicUrl: origin });
+    await t.app.listen({ port, host: '127.0.0.1' });
+    browser = await launchBrowser();
+    const call = async (url: string, payload: object) => {
+      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().response;
+    };
+    const kit = (await call('/v1/brandkits/create', { name: 'Links kit' })).brandKit.id;
+    projectName = 'Render links';
+    const project = (await call('/v1/projects', { name: projectName, brandKitId: kit })).project;
+    projectId = project.id;
+    const design = DEMO_DESIGNS[0];
+    await call('/v1/templates/import', { projectId: project.id, name: design.name, document: design.document });
+  });
+  after(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** An Editor of the team, signed in through the invite page (as test/browser/studio-pages.test.ts does). */
+  async function signedIn(): Promise<Page> {
+    const user = await t.userWith('Editor');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/users/invite',
+      headers: t.owner.headers,
+      payload: { userId: user.userId },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    // An Editor sees only the projects they belong to.
+    const member = await t.app.inject({
+      method: 'POST',
+      url: '/v1/project/users',
+      headers: t.owner.headers,
+      payload: { projectId, userId: user.userId },
+    });
+    assert.equal(member.statusCode, 200, member.body);
+    const context = await browser.newContext();
+    contexts.push(context);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    const page = await context.newPage();
+    await page.goto(res.json().inviteUrl);
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('Repeat the password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('heading', { name: 'Designs' }).waitFor();
+    return page;
+  }
+
+  /** The image a link answers, decoded to raw RGBA by sharp. */
+  async function pixels(url: string) {
+    const res = await fetch(url);
+    assert.equal(res.status, 200, `${url}: ${res.status}`);
+    assert.match(res.headers.get('content-type') ?? '', /^image\/png/);
+    return sharp(Buffer.from(await res.arrayBuffer()))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+  }
+
+  test('change the headline, get and copy the signed link: its image differs and the preview loaded', async () => {
+    const page = await signedIn();
+    const projects = page.getByRole('combobox', { name: /^Project/ });
+    await projects.getByRole('option', { name: projectName }).waitFor({ state: 'attached' });
+    await projects.selectOption({ label: projectName });
+    const name = DEMO_DESIGNS[0].name;
+    await page.getByRole('button', { name: `Render URL of ${name}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Render URL of ${name}` });
+    await dialog.waitFor();
+    const headline = dialog.getByLabel('headline', { exact: true });
+    await headline.waitFor();
+    const original = await headline.inputValue();
+    assert.ok(original.length > 0, 'the field starts with the design’s own text');
+
+    const linkField = dialog.getByLabel('Signed link');
+    const preview = dialog.getByRole('img', { name: `Preview of the render URL of ${name}` });
+    const getLink = async (previous: string | null) => {
+      await dialog.getByRole('button', { name: 'Get signed link' }).click();
+      await linkField.waitFor();
+      if (previous !== null) {
+        await page.waitForFunction(([el, before]) => (el as HTMLInputElement).value !== before, [
+          await linkField.elementHandle(),
+          previous,
+        ] as const);
+      }
+      return linkField.inputValue();
+    };
+
+    const unchanged = await getLink(null);
+    assert.ok(unchanged.startsWith(`${origin}/r/`), unchanged);
+    assert.ok(!unchanged.includes('headline='), 'an untouched value is not in the link');
+
+    await headline.fill('Hello Ada, 50% off today');
+    const changed = await getLink(unchanged);
+    assert.ok(changed.startsWith(`${origin}/r/`), changed);
+    assert.match(changed, /[?&]headline=Hello%20Ada%2C%2050%25%20off%20today(&|$)/);
+    assert.match(changed, /[?&]s=[0-9a-f]{64}$/);
+
+    // The preview is an <img> of the link itself: it loaded once the browser decoded the image.
+    await page.waitForFunction(
+      (el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0,
+      await preview.elementHandle(),
+    );
+    assert.equal(await preview.getAttribute('src'), changed);
+
+    await dialog.getByRole('button', { name: 'Copy link' }).click();
+    await dialog.getByRole('status').filter({ hasText: 'Link copied.' }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), changed);
+
+    const [a, b] = await Promise.all([pixels(unchanged), pixels(changed)]);
+    assert.deepEqual([a.info.width, a.info.height], [b.info.width, b.info.height]);
+    assert.ok(a.info.width > 0 && a.info.height > 0);
+    let differing = 0;
+    for (let i = 0; i < a.data.length; i += 4) {
+      if (
+        a.data[i] !== b.data[i] ||
+        a.data[i + 1] !== b.data[i + 1] ||
+        a.data[i + 2] !== b.data[i + 2] ||
+        a.data[i + 3] !== b.data[i + 3]
+      ) {
+        differing++;
+      }
+    }
+    assert.ok(differing > 100, `the changed headline changes the image (${differing} pixels differ)`);
+
+    // A value the API refuses: its sentence is shown and no link is handed out.
+    const cta = dialog.getByLabel('cta', { exact: true });
+    await cta.fill('');
+    await dialog.getByRole('button', { name: 'Get signed link' }).click();
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor();
+    assert.ok(((await alert.textContent()) ?? '').length > 0);
+    await linkField.waitFor({ state: 'detached' });
+  });
+});
