@@ -1,6 +1,6 @@
 // The studio's render URL builder (issue 23) in headless Chromium over real HTTP: an Editor opens it from a design
 // card, changes the headline, gets a signed link and copies it; the link answers an image whose pixels differ from the
-// unchanged link's, the preview <img> loaded it, and an invalid value shows the API's refusal.
+// unchanged link's, the preview <img> loaded it, and the API's refusal is shown.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -24,6 +24,7 @@ describe('the render URL builder in Chromium', () => {
   let origin: string;
   let projectName: string;
   let projectId: number;
+  let designHash: string;
   const contexts: BrowserContext[] = [];
 
   before(async () => {
@@ -42,7 +43,9 @@ describe('the render URL builder in Chromium', () => {
     const project = (await call('/v1/projects', { name: projectName, brandKitId: kit })).project;
     projectId = project.id;
     const design = DEMO_DESIGNS[0];
-    await call('/v1/templates/import', { projectId: project.id, name: design.name, document: design.document });
+    designHash = (
+      await call('/v1/templates/import', { projectId: project.id, name: design.name, document: design.document })
+    ).template.id;
   });
   after(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
@@ -156,13 +159,18 @@ describe('the render URL builder in Chromium', () => {
     }
     assert.ok(differing > 100, `the changed headline changes the image (${differing} pixels differ)`);
 
-    // A value the API refuses: its sentence is shown and no link is handed out.
-    const cta = dialog.getByLabel('cta', { exact: true });
-    await cta.fill('');
+    // The API's refusal is shown, and no link is handed out: here the design was deleted while the dialog was open.
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/templates',
+      headers: t.owner.headers,
+      payload: { hash: designHash },
+    });
+    assert.equal(deleted.statusCode, 200, deleted.body);
     await dialog.getByRole('button', { name: 'Get signed link' }).click();
     const alert = dialog.getByRole('alert');
     await alert.waitFor();
-    assert.ok(((await alert.textContent()) ?? '').length > 0);
+    assert.match((await alert.textContent()) ?? '', new RegExp(designHash));
     await linkField.waitFor({ state: 'detached' });
   });
 });
