@@ -114,7 +114,7 @@ describe('the render URL builder in Chromium', () => {
       await dialog.getByRole('button', { name: 'Get signed link' }).click();
       await linkField.waitFor();
       if (previous !== null) {
-        await page.waitForFunction(([el, before]) => (el as HTMLInputElement).value !== before, [
+        await page.waitForFunction(([el, before]) => (el as unknown as { value: string }).value !== before, [
           await linkField.elementHandle(),
           previous,
         ] as const);
@@ -134,14 +134,16 @@ describe('the render URL builder in Chromium', () => {
 
     // The preview is an <img> of the link itself: it loaded once the browser decoded the image.
     await page.waitForFunction(
-      (el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0,
+      (el) =>
+        (el as unknown as { complete: boolean }).complete &&
+        (el as unknown as { naturalWidth: number }).naturalWidth > 0,
       await preview.elementHandle(),
     );
     assert.equal(await preview.getAttribute('src'), changed);
 
     await dialog.getByRole('button', { name: 'Copy link' }).click();
     await dialog.getByRole('status').filter({ hasText: 'Link copied.' }).waitFor();
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), changed);
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), changed);
 
     const [a, b] = await Promise.all([pixels(unchanged), pixels(changed)]);
     assert.deepEqual([a.info.width, a.info.height], [b.info.width, b.info.height]);
