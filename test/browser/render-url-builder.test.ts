@@ -1,6 +1,6 @@
 // The studio's render URL builder (issue 23) in headless Chromium over real HTTP: an Editor opens it from a design
 // card, changes the headline, gets a signed link and copies it; the link answers an image whose pixels differ from the
-// unchanged link's, the preview <img> loaded it, and the API's refusal is shown.
+// unchanged link's, the preview <img> loaded it, and the API's refusal is shown; a set's size and WEBP are honoured.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -25,6 +25,7 @@ describe('the render URL builder in Chromium', () => {
   let projectName: string;
   let projectId: number;
   let designHash: string;
+  let setHash: string;
   const contexts: BrowserContext[] = [];
 
   before(async () => {
@@ -46,6 +47,9 @@ describe('the render URL builder in Chromium', () => {
     designHash = (
       await call('/v1/templates/import', { projectId: project.id, name: design.name, document: design.document })
     ).template.id;
+    const set = DEMO_DESIGNS[1];
+    setHash = (await call('/v1/templates/import', { projectId: project.id, name: set.name, document: set.document }))
+      .template.id;
   });
   after(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
@@ -84,10 +88,10 @@ describe('the render URL builder in Chromium', () => {
   }
 
   /** The image a link answers, decoded to raw RGBA by sharp. */
-  async function pixels(url: string) {
+  async function pixels(url: string, type = 'image/png') {
     const res = await fetch(url);
     assert.equal(res.status, 200, `${url}: ${res.status}`);
-    assert.match(res.headers.get('content-type') ?? '', /^image\/png/);
+    assert.equal((res.headers.get('content-type') ?? '').split(';')[0], type);
     return sharp(Buffer.from(await res.arrayBuffer()))
       .ensureAlpha()
       .raw()
@@ -174,5 +178,37 @@ describe('the render URL builder in Chromium', () => {
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', new RegExp(designHash));
     await linkField.waitFor({ state: 'detached' });
+  });
+
+  test('a size of a set and a format: the link names both and answers that image', async () => {
+    const page = await signedIn();
+    const projects = page.getByRole('combobox', { name: /^Project/ });
+    await projects.getByRole('option', { name: projectName }).waitFor({ state: 'attached' });
+    await projects.selectOption({ label: projectName });
+    const name = DEMO_DESIGNS[1].name;
+    await page.getByRole('button', { name: `Render URL of ${name}` }).click();
+    const dialog = page.getByRole('dialog', { name: `Render URL of ${name}` });
+    const sizes = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/v1/templates/${setHash}/design-sizes`,
+        headers: t.owner.headers,
+      })
+    ).json().response as { hash: string; name: string; width: number; height: number }[];
+    assert.ok(sizes.length > 1, 'the demo set has several sizes');
+    const last = sizes[sizes.length - 1];
+    const sizeSelect = dialog.getByRole('combobox', { name: /^Size/ });
+    await sizeSelect.getByRole('option', { name: `${last.name} (${last.width}×${last.height})` }).waitFor({
+      state: 'attached',
+    });
+    await sizeSelect.selectOption(last.hash);
+    await dialog.getByRole('combobox', { name: /^Image format/ }).selectOption('webp');
+    await dialog.getByRole('button', { name: 'Get signed link' }).click();
+    const linkField = dialog.getByLabel('Signed link');
+    await linkField.waitFor();
+    const link = await linkField.inputValue();
+    assert.ok(link.startsWith(`${origin}/r/${setHash}/${last.hash}.webp?`), link);
+    const image = await pixels(link, 'image/webp');
+    assert.deepEqual([image.info.width, image.info.height], [last.width, last.height]);
   });
 });
