@@ -1,12 +1,14 @@
 // Browse: a project's folders and designs as a grid of thumbnails, with search and sort; Editors and above create
 // folders and move designs, everyone can export and copy share links (as the API's roles allow).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
+import { type FormEvent, lazy, Suspense, useEffect, useState } from 'react';
 import { api, qs } from '../api';
 import { navigate } from '../router';
 import { canWrite, type SessionUser } from '../session';
 import { CardSizes, DesignManage, FolderManage, NewProject } from './DesignManage';
 import { ExportDialog } from './ExportDialog';
+
+const RenderUrlBuilder = lazy(() => import('./RenderUrlBuilder'));
 
 interface Project {
   id: number;
@@ -104,6 +106,7 @@ export function Designs({ user }: { user: SessionUser }) {
     onError: (e) => setError(e.message),
   });
   const [exporting, setExporting] = useState<DesignNode | null>(null);
+  const [renderUrlOf, setRenderUrlOf] = useState<DesignNode | null>(null);
   const [shareLinks, setShareLinks] = useState<Record<string, ShareLink>>({});
   const copyShareLink = async (design: DesignNode) => {
     try {
@@ -206,6 +209,9 @@ export function Designs({ user }: { user: SessionUser }) {
               <button type="button" onClick={() => setExporting(d)}>
                 Export {d.name}
               </button>
+              <button type="button" onClick={() => setRenderUrlOf(d)}>
+                Render URL of {d.name}
+              </button>
               <button type="button" onClick={() => copyShareLink(d)}>
                 Copy share link of {d.name}
               </button>
@@ -244,6 +250,11 @@ export function Designs({ user }: { user: SessionUser }) {
       </ul>
       {designs.data && designs.data.response.nodes.length === 0 && <p>No designs here yet.</p>}
       {exporting && <ExportDialog design={exporting} onClose={() => setExporting(null)} />}
+      {renderUrlOf && (
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          <RenderUrlBuilder design={renderUrlOf} onClose={() => setRenderUrlOf(null)} />
+        </Suspense>
+      )}
     </section>
   );
 }
