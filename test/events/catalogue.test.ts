@@ -42,7 +42,7 @@ describe('webhook action catalogue', () => {
   test('looks actions up by id and by name', () => {
     assert.equal(actionById(9)?.name, 'user/create');
     assert.equal(actionById(0), undefined);
-    assert.equal(actionById(15), undefined);
+    assert.equal(actionById(17), undefined);
     assert.equal(actionByName('export/failed').id, 2);
   });
 });

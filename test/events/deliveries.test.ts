@@ -447,7 +447,7 @@ describe('webhook deliveries', () => {
     assert.equal(attempts[0].status_code, null);
     assert.match(
       attempts[0].error ?? '',
-      /^http:\/\/127\.0\.0\.1:\d+\/private: points at 127\.0\.0\.1, a loopback address$/,
+      /^http:\/\/127\.0\.0\.1:\d+\/private: points at 127\.0\.0\.1, a loopback address \(an intranet host can be allowed with PLACARD_ALLOWED_PRIVATE_HOSTS\)$/,
     );
     assert.deepEqual(outcomes, ['failed']);
     assert.equal(runs.length, 1);

@@ -325,7 +325,14 @@ describe('brand fonts over HTTP', () => {
       const template = (
         await ok('POST', '/v1/templates/import', { projectId: project, name: family, document: textDesign(family) })
       ).template;
-      const file = await t.download(template.thumbUrl);
+      // Imports answer before their thumbnail exists (issue 14): it is listed once the background job drew it.
+      await t.runtime.jobs.idle();
+      const listed = await ok(
+        'GET',
+        `/v1/templates?projectId=${project}&keyword=${encodeURIComponent(family)}&exactSearch=true`,
+      );
+      const node = listed.nodes.find((n: { id: string }) => n.id === template.id);
+      const file = await t.download(node.thumbUrl);
       assert.equal(file.status, 200);
       return decodePng(file.body);
     };
