@@ -216,8 +216,14 @@ describe('the studio pages in Chromium', () => {
       );
       await page.waitForTimeout(25);
     }
-    const { nodes } = (await get('/v1/webhooks/deliveries')) as { nodes: Listed[] };
-    assert.ok((nodes.find((n) => n.id === delivery.id)?.attempts.length ?? 0) >= 2);
+    // The receiver can hear the redelivery before the worker records its attempt (scaled out): wait for the record.
+    let attempts = 0;
+    for (let i = 0; attempts < 2 && i < 400; i++) {
+      const { nodes } = (await get('/v1/webhooks/deliveries')) as { nodes: Listed[] };
+      attempts = nodes.find((n) => n.id === delivery.id)?.attempts.length ?? 0;
+      if (attempts < 2) await page.waitForTimeout(25);
+    }
+    assert.ok(attempts >= 2, `the redelivery's attempt was not recorded (${attempts} attempts)`);
 
     await page.getByRole('button', { name: 'Delete webhook Team changes' }).click();
     await page.getByRole('cell', { name: 'Team changes', exact: true }).waitFor({ state: 'detached' });

@@ -103,7 +103,8 @@ describe('output formats over HTTP', () => {
 
   async function download(link: string) {
     const url = new URL(link);
-    const res = await fetch(`${origin}${url.pathname}${url.search}`);
+    // Local-disk links name the public URL (served here at `origin`); S3 links are presigned and fetched as they are.
+    const res = await fetch(url.pathname.startsWith('/files/') ? `${origin}${url.pathname}${url.search}` : link);
     assert.equal(res.status, 200, `download ${url.pathname}: ${res.status}`);
     return { bytes: Buffer.from(await res.arrayBuffer()), type: res.headers.get('content-type') };
   }
