@@ -2,12 +2,14 @@
 // and in an uploaded one (DejaVu Serif, test/fixtures/fonts). "first" is the first render after an upload on a
 // thread: the family is new to the thread, so its file's coverage is read (fontkit) and the file registered with
 // Skia; each first render uses a fresh copy under a fresh internal name, as a new upload would. "steady" is every
-// later render. Median and p95 ms on this thread, with the load average (figures vary with the machine).
+// later render. Median and p95 ms on this thread, with the load average (figures vary with the machine). Then the cost
+// of reading an upload: a static TTF, an OTF and a variable font whose named instances are made static.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readDocument } from '../src/domain/design.schema.js';
 import { renderImage } from '../src/formats/pipeline.js';
+import { readFontFile } from '../src/render/text/brand-font-file.js';
 import { type BrandFamily, useBrandFamilies } from '../src/render/text/brand-fonts.js';
 import { printTable } from './table.js';
 
@@ -119,6 +121,22 @@ export async function benchFonts(): Promise<void> {
         row('brand font, steady state', steady),
       ],
     );
+    // Reading an upload (on a render thread in the app): fontkit's parse and checks, and for a variable font HarfBuzz
+    // writing each named instance out as a static font.
+    const uploads: Array<[string, string]> = [
+      ['TrueType (DejaVu Serif, 5 900 glyphs)', 'DejaVuSerif.ttf'],
+      ['OpenType CFF (Lobster Two)', 'LobsterTwo-Regular.otf'],
+      ['variable TrueType, 9 named instances (Inter Display, Latin)', 'InterDisplay-Variable.ttf'],
+    ];
+    const reads = [];
+    for (const [what, file] of uploads) {
+      const bytes = fs.readFileSync(path.join(import.meta.dirname, '../test/fixtures/fonts', file));
+      await readFontFile(bytes, file);
+      const samples: number[] = [];
+      for (let i = 0; i < 8; i++) samples.push(await time(() => readFontFile(bytes, file)));
+      reads.push({ 'font file read at upload': what, reads: samples.length, 'median ms': stats(samples).median });
+    }
+    printTable(`Reading an uploaded font file (load average ${os.loadavg()[0]!.toFixed(2)})`, reads);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchApi } from './api.bench.js';
+import { benchBatch } from './batch.bench.js';
 import { benchCli } from './cli.bench.js';
 import { benchClient } from './client.bench.js';
 import { benchEditor } from './editor.bench.js';
@@ -19,6 +20,7 @@ import { benchStudio } from './studio.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
   api: benchApi,
+  batch: benchBatch,
   cli: benchCli,
   client: benchClient,
   exports: benchExports,
@@ -36,7 +38,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
 
 const HELP = `npm run bench [-- section…]: runs the named sections, or every section when none is named.
 sections: ${Object.keys(SECTIONS).join(', ')}
-environment: BENCH_EXPORTS (exports per run, exports section), BENCH_SERVICE_ARGS (node flags of the service,
+environment: BENCH_EXPORTS (exports per run, exports section), BENCH_BATCH_ROWS (rows per batch, batch section), BENCH_SERVICE_ARGS (node flags of the service,
 e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(HELP);

@@ -35,7 +35,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     exited = true;
   });
   for (let i = 0; !(await fetch(`${url}/readyz`).catch(() => null))?.ok; i++) {
-    if (exited || i > 200) throw new Error('the service did not start');
+    // 60 s: with the demo seeded, a start took over 10 s on a loaded 2-core machine (load average ~20).
+    if (exited || i > 1200) throw new Error('the service did not start');
     await new Promise((r) => setTimeout(r, 50));
   }
   // The file also holds the demo Owner's studio sign-in (email, password); the token wants the credential alone.

@@ -7,13 +7,13 @@ import { AppError } from './errors.js';
 import { createWebhookDeliveries } from './events/deliveries.js';
 import { html } from './formats/html5/index.js';
 import type { RenderPool } from './formats/pool.js';
-import { PREFLIGHT_FETCH_TIMEOUT_MS } from './formats/preflight/variant.js';
 import { jsonBodyParser } from './http/json-body.js';
 import { authPlugin } from './http/plugins/auth.js';
 import { clientErrors, errorHandlerPlugin, frameworkErrors } from './http/plugins/error-handler.js';
 import { type IdempotencyStore, idempotencyPlugin } from './http/plugins/idempotency.js';
 import {
   createMetrics,
+  exportWaitGauges,
   type Metrics,
   metricsPlugin,
   queueDepthGauge,
@@ -28,6 +28,7 @@ import { adNetworksRoutes } from './http/routes/ad-networks.js';
 import { apiCredentialsRoutes } from './http/routes/api-credentials.js';
 import { authRoutes } from './http/routes/auth.js';
 import { avatarRoutes } from './http/routes/avatars.js';
+import { batchesRoutes } from './http/routes/batches.js';
 import { brandFontsRoutes } from './http/routes/brand-fonts.js';
 import { brandKitAssetsRoutes } from './http/routes/brand-kit-assets.js';
 import { brandKitsRoutes } from './http/routes/brand-kits.js';
@@ -45,12 +46,16 @@ import { shareCommentsRoutes } from './http/routes/share-comments.js';
 import { shareLinksRoutes } from './http/routes/share-links.js';
 import { studioRoutes } from './http/routes/studio.js';
 import { studioCanvasRoutes } from './http/routes/studio-canvas.js';
+import { studioPreflightRoutes } from './http/routes/studio-preflight.js';
 import { templatesRoutes } from './http/routes/templates.js';
+import { thumbnailsRoutes } from './http/routes/thumbnails.js';
 import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { createBatchProcessor } from './jobs/batch.processor.js';
 import { createExportProcessor } from './jobs/export.processor.js';
+import { teamGroup } from './jobs/fair.js';
 import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { createUrlGuard } from './net/url-guard.js';
@@ -62,12 +67,15 @@ import { createAdNetworkService } from './services/ad-network.service.js';
 import { createAssetService } from './services/asset.service.js';
 import { createAssetProcessor } from './services/asset-processor.js';
 import { createAuthService } from './services/auth.service.js';
+import { createBatchService } from './services/batch.service.js';
+import { fetchRowSource } from './services/batch-source.js';
 import { createBrandKitService } from './services/brand-kit.service.js';
 import { createCredentialService } from './services/credential.service.js';
 import { createDeliveryService } from './services/delivery.service.js';
 import { createDesignService } from './services/design.service.js';
 import { createDesignVersionService } from './services/design-version.service.js';
 import { createExportService } from './services/export.service.js';
+import { createExportWait } from './services/export-wait.js';
 import { createFolderService } from './services/folder.service.js';
 import { createFontService } from './services/font.service.js';
 import { createPreflightService } from './services/preflight.service.js';
@@ -88,6 +96,7 @@ import { createBrandKitRepository } from './storage/db/repositories/brand-kits.r
 import { createCredentialRepository } from './storage/db/repositories/credentials.repository.js';
 import { createDeliveryRepository } from './storage/db/repositories/deliveries.repository.js';
 import { createDesignRepository } from './storage/db/repositories/designs.repository.js';
+import { createExportRepository } from './storage/db/repositories/exports.repository.js';
 import { createFolderRepository } from './storage/db/repositories/folders.repository.js';
 import { createMediaRepository } from './storage/db/repositories/media.repository.js';
 import { createProjectRepository } from './storage/db/repositories/projects.repository.js';
@@ -125,6 +134,9 @@ declare module 'fastify' {
     sessions: SessionService;
   }
 }
+
+/** A batch row's design was made by an earlier run of its job: the import rolls back. */
+class DesignMadeBefore extends Error {}
 
 const VERSION = (
   JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -244,11 +256,13 @@ function wireShared(deps: AppDeps, storage: Storage) {
         allowPrivateUrls: deps.config.allowPrivateUrls,
         allowedPrivateHosts: deps.config.allowedPrivateHosts,
       }),
+    readFont: (bytes, fileName, teamId) => deps.renderPool.readFont(bytes, fileName, { group: teamGroup(teamId) }),
   });
   const thumbnails = createThumbnails(deps.blobs, {
     pool: deps.renderPool,
     budgetMs: deps.config.renderTimeouts.stillSeconds * 1000,
     brandFonts: fonts.preparer,
+    pendingLinks: { publicUrl: deps.config.publicUrl, keys: deps.keys },
   });
   const links = { blobs: deps.blobs, ttlSeconds: deps.config.urlTtlSeconds };
   return { access, thumbnails, links, fonts };
@@ -287,22 +301,80 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     onFinished: (type, status) => metrics.exportsFinished.inc({ type, status }),
     log,
   });
+  const assetFetcher =
+    deps.assetFetcher ??
+    createAssetFetcher({
+      allowPrivateUrls: config.allowPrivateUrls,
+      allowedPrivateHosts: config.allowedPrivateHosts,
+      cacheBytes: 0,
+    });
   const assetProcessor = createAssetProcessor({
     db: db.kysely,
     queue: deps.jobs,
     blobs: deps.blobs,
-    fetcher:
-      deps.assetFetcher ??
-      createAssetFetcher({
-        allowPrivateUrls: config.allowPrivateUrls,
-        allowedPrivateHosts: config.allowedPrivateHosts,
-        cacheBytes: 0,
-      }),
+    fetcher: assetFetcher,
     urlTtlSeconds: config.urlTtlSeconds,
     log,
   });
+  // createDesigns of batches: each row's design is imported as its creator would (their role at the time of the run).
+  const batchDesigns = createDesignService({
+    db: db.kysely,
+    dialect: db.dialect,
+    access: shared.access,
+    thumbnails: shared.thumbnails,
+    queue: deps.jobs,
+  });
+  // Batches (issue 22): a team's rows in flight are bounded (config.batchRowsInFlight); each settled row hands over
+  // the next ones, and the render pool's turns by team keep other teams' exports moving beside a long batch.
+  const batchProcessor = createBatchProcessor({
+    db: db.kysely,
+    dialect: db.dialect,
+    queue: deps.jobs,
+    pool: deps.renderPool,
+    blobs: deps.blobs,
+    links: shared.links,
+    deliveries: webhookDeliveries,
+    brandFonts: shared.fonts.preparer,
+    fonts: shared.fonts,
+    rowsInFlight: config.batchRowsInFlight,
+    createDesign: async (batch, row, document, claim) => {
+      const user = await storage.users.findById(batch.team_id, batch.created_by);
+      if (!user) {
+        throw new AppError('FORBIDDEN', `createDesigns: the user who started batch ${batch.id} no longer exists`);
+      }
+      const actor = { userId: user.id, teamId: batch.team_id, roleId: user.role_id, name: user.name, credentialId: 0 };
+      const general = JSON.parse(batch.general_settings) as {
+        projectId: number;
+        newDesignFolderId?: number;
+        newDesignName?: string;
+        fileStem: string;
+      };
+      const name = `${general.newDesignName?.trim() || general.fileStem} – ${row.key}`.slice(0, 200);
+      let made: { designId: number; revision: number } | null = null;
+      try {
+        await batchDesigns.importDesign(
+          actor,
+          { projectId: general.projectId, folderId: general.newDesignFolderId, name, apiGenerated: true, document },
+          {
+            thumbnail: 'later',
+            within: async (tx, created) => {
+              if (!(await claim(tx, created.row.hash))) throw new DesignMadeBefore();
+              made = { designId: created.row.id, revision: created.row.revision };
+            },
+          },
+        );
+      } catch (error) {
+        if (!(error instanceof DesignMadeBefore)) throw error;
+      }
+      // Drawn off the row's job, as for the designs of export-with-changes.
+      if (made) await deps.jobs.enqueue('design.thumbnail', made);
+    },
+    stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
+    videoBudgetMs: config.renderTimeouts.videoSeconds * 1000,
+    log,
+  });
   queueDepthGauge(metrics, (kind) => deps.jobs.depth([kind]), JOB_KINDS);
-  return { webhookDeliveries, exportProcessor, assetProcessor };
+  return { webhookDeliveries, exportProcessor, assetProcessor, batchProcessor };
 }
 type Background = ReturnType<typeof wireBackground>;
 
@@ -311,10 +383,11 @@ function runBackground(
   app: App,
   deps: AppDeps,
   shared: Shared,
-  { webhookDeliveries, exportProcessor, assetProcessor }: Background,
+  { webhookDeliveries, exportProcessor, assetProcessor, batchProcessor }: Background,
 ) {
   webhookDeliveries.register();
   exportProcessor.register();
+  batchProcessor.register();
   assetProcessor.register();
   registerThumbnailJobs({
     db: deps.db.kysely,
@@ -326,12 +399,14 @@ function runBackground(
   app.addHook('onReady', async () => {
     await deps.jobs.start();
     await exportProcessor.start();
+    await batchProcessor.start();
     await assetProcessor.start();
     webhookDeliveries.start();
   });
   // Stops taking work, lets running renders finish (the queue hands back what does not finish in time).
   app.addHook('onClose', async () => {
     exportProcessor.stop();
+    batchProcessor.stop();
     await webhookDeliveries.stop();
     await deps.jobs.stop(deps.config.stopGraceSeconds * 1000);
   });
@@ -349,7 +424,7 @@ async function serveApi(
   const { config, db, keys } = deps;
   const { users, credentials, brandKits, projects, folders } = storage;
   const { access, thumbnails, links, fonts } = shared;
-  const { webhookDeliveries, assetProcessor } = background;
+  const { webhookDeliveries, assetProcessor, batchProcessor } = background;
   const auth = createAuthService({ credentials, jwtKey: keys.jwt, tokenTtlSeconds: config.tokenTtlSeconds });
   // Browser sessions of the studio first: a cookie-authenticated request reaches authPlugin with its actor set.
   const sessions = createSessionService({ db: db.kysely, publicUrl: config.publicUrl });
@@ -379,6 +454,7 @@ async function serveApi(
   apiCredentialsRoutes(app, { credentials: createCredentialService({ credentials, users }) });
   avatarRoutes(app, { users, keys });
   filesRoutes(app, { blobs: deps.blobs, keys });
+  thumbnailsRoutes(app, { designs: storage.designs, blobs: deps.blobs, keys });
   projectsRoutes(app, { projects: projectService });
   projectUsersRoutes(app, { projects: projectService });
   brandKitsRoutes(app, { brandKits: createBrandKitService({ db: db.kysely, brandKits, access, blobs: deps.blobs }) });
@@ -387,14 +463,9 @@ async function serveApi(
     designs,
   });
   templatesRoutes(app, { designs, fonts });
-  preflightRoutes(app, {
-    preflight: createPreflightService({
-      designs,
-      fonts: catalogueFonts,
-      // Its own fetcher: preflight's short timeout, and a cache that makes a second check of a source free.
-      fetcher: createAssetFetcher({ allowPrivateUrls: config.allowPrivateUrls, timeoutMs: PREFLIGHT_FETCH_TIMEOUT_MS }),
-    }),
-  });
+  const preflight = createPreflightService({ designs, pool: deps.renderPool, fonts });
+  preflightRoutes(app, { preflight });
+  studioPreflightRoutes(app, { preflight });
   designVersionsRoutes(app, {
     versions: createDesignVersionService({
       db: db.kysely,
@@ -404,6 +475,12 @@ async function serveApi(
       publicUrl: config.publicUrl,
     }),
   });
+  const exportsRepo = createExportRepository(db.kysely);
+  const exportWait = createExportWait({
+    queue: deps.jobs,
+    unsettledByTeam: () => exportsRepo.countUnsettledByTeam(),
+  });
+  exportWaitGauges(metrics, exportWait);
   exportsRoutes(app, {
     exports: createExportService({
       db: db.kysely,
@@ -417,6 +494,8 @@ async function serveApi(
       allowedPrivateHosts: config.allowedPrivateHosts,
       queueLimit: config.queueLimit,
       teamFilesInFlight: config.teamFilesInFlight,
+      wait: exportWait,
+      maxQueueWaitMs: config.maxQueueWaitSeconds * 1000,
       onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
     }),
   });
@@ -474,13 +553,38 @@ async function serveApi(
       blobs: deps.blobs,
       urlTtlSeconds: config.urlTtlSeconds,
       queue: assetProcessor,
+      // Checks asset files uploaded from disk (no network: inspect() only reads the bytes it is given).
+      inspector: createAssetFetcher({ allowPrivateUrls: false, cacheBytes: 0 }),
     }),
   });
   brandFontsRoutes(app, { fonts });
   adNetworksRoutes(app, {
     adNetworks: createAdNetworkService({ statuses: createAdNetworkRepository(db.kysely) }),
   });
-  renderUrlsRoutes(app, { renderUrls: wireRenderUrls(app, deps, designs, metrics) });
+  const renderUrls = wireRenderUrls(app, deps, designs, metrics);
+  // Feed URLs of batches: the guard of every user-given URL, with the hosts the deployment allows.
+  const feedGuard = createUrlGuard({
+    allowPrivateUrls: config.allowPrivateUrls,
+    allowedPrivateHosts: config.allowedPrivateHosts,
+  });
+  renderUrlsRoutes(app, { renderUrls });
+  batchesRoutes(app, {
+    batches: createBatchService({
+      db: db.kysely,
+      dialect: db.dialect,
+      designs,
+      access,
+      fonts,
+      links,
+      blobs: deps.blobs,
+      started: (batchId, teamId) => batchProcessor.started(batchId, teamId),
+      fetchFeed: (url, field) => fetchRowSource(url, { guard: feedGuard }, field),
+      renderUrls,
+      preflight: deps.renderPool,
+      allowPrivateUrls: config.allowPrivateUrls,
+      allowedPrivateHosts: config.allowedPrivateHosts,
+    }),
+  });
   webhooksRoutes(app, {
     webhooks: createWebhookService({
       webhooks: createWebhookRepository(db.kysely),

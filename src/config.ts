@@ -51,10 +51,22 @@ export interface Config {
   /** Export files waiting or rendering beyond which new exports are refused with 503 and Retry-After. */
   queueLimit: number;
   /**
+   * PLACARD_MAX_QUEUE_WAIT_SECONDS: an export whose last file is expected to be rendered later than this (its files,
+   * those ahead of it in fair turns, the render rate of the last minute) is refused with 503 and Retry-After. Default
+   * 900 (15 minutes).
+   */
+  maxQueueWaitSeconds: number;
+  /**
    * PLACARD_TEAM_FILES_IN_FLIGHT: files one team may have waiting or rendering; an export that would pass it is
    * refused with 429 TEAM_QUEUE_FULL naming the limit, so one team never fills the shared queue. Default 16 000.
    */
   teamFilesInFlight: number;
+  /**
+   * PLACARD_BATCH_ROWS_IN_FLIGHT: rows of one team's batches handed to the job queue at once (issue 22). A batch
+   * hands over more as its rows finish, so a batch of 100 000 rows never floods the queue and the team's single
+   * exports and other teams' work take their turns beside it. Default 16.
+   */
+  batchRowsInFlight: number;
   /**
    * PLACARD_TRUST_PROXY: which proxies in front of the service to trust for the client address (X-Forwarded-For),
    * as Fastify's trustProxy takes it: a hop count (`1`), or a comma-separated list of addresses and CIDRs. Default
@@ -277,6 +289,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     queueLimit: integer(env, 'PLACARD_QUEUE_LIMIT', 64_000, 1, 100_000_000),
     teamFilesInFlight: integer(env, 'PLACARD_TEAM_FILES_IN_FLIGHT', 16_000, 1, 100_000_000),
+    maxQueueWaitSeconds: integer(env, 'PLACARD_MAX_QUEUE_WAIT_SECONDS', 900, 1, 7 * 24 * 3600),
+    batchRowsInFlight: integer(env, 'PLACARD_BATCH_ROWS_IN_FLIGHT', 16, 1, 10_000),
     trustProxy: trustProxyOf(env.PLACARD_TRUST_PROXY),
     allowPrivateUrls: boolean(env, 'PLACARD_ALLOW_PRIVATE_URLS', false),
     allowedPrivateHosts: allowedPrivateHostsOf(env.PLACARD_ALLOWED_PRIVATE_HOSTS),

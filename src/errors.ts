@@ -107,7 +107,11 @@ export const ERROR_CATALOGUE = {
     status: 501,
     description: 'The route is declared in the contract but not served by this version.',
   },
-  UNAVAILABLE: { status: 503, description: 'The service is shutting down or its queue is full; see Retry-After.' },
+  UNAVAILABLE: {
+    status: 503,
+    description:
+      "The service is shutting down, its queue is full, or an export's expected wait passes PLACARD_MAX_QUEUE_WAIT_SECONDS; see Retry-After.",
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

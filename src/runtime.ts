@@ -58,6 +58,8 @@ function lazyRenderPool(config: Readonly<Config>): RenderPool {
     threads: config.renderThreads,
     render: (job, options) => started().render(job, options),
     renderFiles: (job, options) => started().renderFiles(job, options),
+    readFont: (bytes, fileName, options) => started().readFont(bytes, fileName, options),
+    preflight: (task, options) => started().preflight(task, options),
     queued: () => pool?.queued() ?? 0,
     close: async (options) => {
       await pool?.close(options);

@@ -13,17 +13,19 @@ import { ElementsChanges, GeneralChanges } from '../domain/changes.schema.js';
 import { type DesignDocument, readDocument } from '../domain/design.schema.js';
 import { type PlannedFile, planFiles } from '../domain/export-plan.js';
 import { describeValidation, pointerToPath } from '../domain/json-pointer.js';
+import type { FontLookup } from '../elements/element-kind.js';
 import { AppError } from '../errors.js';
 import type { GifPreset } from '../formats/gif/gif.js';
 import type { OutputFormat } from '../formats/output-format.js';
 import { PDF_PRESETS, type PdfPreset } from '../formats/pdf/pdf.js';
 import { EXPORT_TYPES, findFormat, type RenderJob, renderJob } from '../formats/registry.js';
 import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
-import { catalogueFonts } from '../render/text/fonts.js';
+import { useBrandFamilies as registerBrandFamilies, requireEmbeddable } from '../render/text/brand-fonts.js';
+import { type LocalFonts, loadLocalFonts } from './local-fonts.js';
 
 export const RENDER_USAGE = `usage: placard render <document.json> --format png|jpg|webp|avif|pdf|gif|mp4|html --out <path>
                       [--changes <file>] [--size <size hash or WxH>]... [--scale N] [--quality N] [--fps N]
-                      [--pdf-preset PDF_STANDARD|PDF_PRINT] [--slide N]... [--gif-preset P]
+                      [--pdf-preset PDF_STANDARD|PDF_PRINT] [--slide N]... [--gif-preset P] [--font <file>]...
 
   --format      png, jpg (jpeg), webp, avif, pdf, gif, mp4, html (html5: one zip per size)
   --out         the file to write; a directory when the render makes several files (several sizes, or a raster
@@ -37,6 +39,8 @@ export const RENDER_USAGE = `usage: placard render <document.json> --format png|
   --gif-preset  highQuality (default), optimized or static (gif)
   --pdf-preset  PDF_STANDARD (default) or PDF_PRINT (3 mm bleed, crop marks, PDF/A-2b metadata)
   --slide       a slide to put in the PDF, counting from 0; repeat for several; default every slide
+  --font        a font file (TTF, OTF, WOFF, WOFF2, TTC; a variable font gives one variant per named instance) drawn
+                where the document or a FONTFAMILY change names its family, as an uploaded brand font; repeat for several
 
 Invalid input exits with status 2 and prints the API's error code and message.`;
 
@@ -77,6 +81,7 @@ interface Args {
   fps?: number;
   gifPreset: GifPreset;
   network?: number;
+  fonts: string[];
 }
 
 const GIF_PRESETS: readonly GifPreset[] = ['highQuality', 'optimized', 'static'];
@@ -119,6 +124,7 @@ function parse(argv: string[]): Args {
       'pdf-preset': { type: 'string' },
       'gif-preset': { type: 'string' },
       slide: { type: 'string', multiple: true },
+      font: { type: 'string', multiple: true },
     },
   });
   if (positionals.length !== 1) {
@@ -152,6 +158,7 @@ function parse(argv: string[]): Args {
     fps: numberFlag('fps', values.fps, { integer: true, min: 1, max: 60 }),
     network: numberFlag('network', values.network, { integer: true, min: 1, max: 1_000_000 }),
     gifPreset,
+    fonts: values.font ?? [],
     slides: values.slide?.map(
       (slide) => numberFlag('slide', slide, { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER })!,
     ),
@@ -195,13 +202,13 @@ const ajv = new Ajv({
 addFormats(ajv);
 const checkChanges = ajv.compile<ChangesFile>(ChangesFile);
 
-function withChanges(document: DesignDocument, file: string): DesignDocument {
+function withChanges(document: DesignDocument, file: string, fonts: FontLookup): DesignDocument {
   const raw = readJson(file, 'changes file');
   if (!checkChanges(raw)) {
     const { message, details } = describeValidation(checkChanges.errors ?? [], 'body');
     throw new AppError('VALIDATION_FAILED', message, { details });
   }
-  return applyChanges(document, raw.elementsChanges, raw.generalChanges, catalogueFonts);
+  return applyChanges(document, raw.elementsChanges, raw.generalChanges, fonts);
 }
 
 /** The sizes `--size` names (a size hash of the document, or WxH), in document order; every size when none. */
@@ -276,12 +283,30 @@ function validateSettings(format: OutputFormat<string, never, unknown>, given: R
 }
 
 async function render(args: Args, options: RenderCommandOptions, print: (text: string) => void): Promise<void> {
+  const local = await loadLocalFonts(args.fonts);
+  try {
+    await renderWith(args, options, print, local);
+  } finally {
+    local.close();
+  }
+}
+
+async function renderWith(
+  args: Args,
+  options: RenderCommandOptions,
+  print: (text: string) => void,
+  local: LocalFonts,
+): Promise<void> {
   const format = args.format;
   const given = settingsOf(args);
   validateSettings(format, given);
   const settings = format.defaults(given as never);
   let document = readDocument(readJson(args.document, 'document'));
-  if (args.changes) document = withChanges(document, args.changes);
+  if (args.changes) document = withChanges(document, args.changes, local.lookup);
+  // After the changes: a FONTFAMILY change names a local family as the person knows it.
+  document = local.rewrite(document);
+  registerBrandFamilies(local.families);
+  if (format.embedsFonts) requireEmbeddable(local.families, format.embedsFonts);
   const sizes = selectSizes(document, args.sizes);
   // The API's checks, for every size before anything is written: a scale too large for one size fails the render.
   for (const s of sizes) format.check(document.sizes[s], settings as never);
@@ -303,6 +328,7 @@ async function render(args: Args, options: RenderCommandOptions, print: (text: s
       settings,
       fileStem: path.basename(files[i], `.${format.extension}`),
       out: format.writesFile ? files[i] : undefined,
+      brandFamilies: local.families,
     } as RenderJob;
     const result = await renderJob(job, { fetcher, ffmpegPath: options.ffmpegPath });
     if (!format.writesFile) fs.writeFileSync(files[i], result.bytes);

@@ -16,27 +16,75 @@ interface JsonSchema {
   description?: string;
   minimum?: number;
   maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
   maxLength?: number;
+  maxItems?: number;
 }
 
-function typeOf(s: JsonSchema): string {
+/** Fields whose value is an object documented in a section of its own: the field's name → what one is, and where. */
+const SECTIONS: Record<string, { noun: string; title: string }> = {
+  sizes: { noun: 'size', title: 'Size' },
+  slides: { noun: 'slide', title: 'Slide' },
+  elements: { noun: 'element', title: 'Fields of every element' },
+  animations: { noun: 'animation', title: 'Animation' },
+  stroke: { noun: 'stroke', title: 'Stroke' },
+};
+
+/** A markdown link to a section of this page (GitHub's anchors: lower case, spaces as hyphens, no backquotes). */
+function sectionLink({ noun, title }: { noun: string; title: string }): string {
+  return `[${noun}](#${title
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-')})`;
+}
+
+/** The bounds of a number in words: "0 to 300", "up to 2000", "more than 0, up to 300", "at least 1". */
+function bounds(s: JsonSchema): string {
+  const low =
+    s.exclusiveMinimum !== undefined
+      ? `more than ${s.exclusiveMinimum}`
+      : s.minimum !== undefined
+        ? `${s.minimum}`
+        : undefined;
+  const high =
+    s.exclusiveMaximum !== undefined
+      ? `less than ${s.exclusiveMaximum}`
+      : s.maximum !== undefined
+        ? `${s.maximum}`
+        : undefined;
+  if (low === undefined && high === undefined) return '';
+  if (s.minimum !== undefined && s.minimum === s.maximum) return ` (always ${s.minimum})`;
+  if (high === undefined) return ` (${s.minimum !== undefined ? `at least ${low}` : low})`;
+  if (low === undefined) return ` (${s.exclusiveMaximum !== undefined ? high : `up to ${high}`})`;
+  if (s.minimum !== undefined && s.maximum !== undefined) return ` (${low} to ${high})`;
+  return ` (${low}, ${s.exclusiveMaximum !== undefined ? high : `up to ${high}`})`;
+}
+
+function typeOf(s: JsonSchema, field?: string): string {
   if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
   if (s.enum) return s.enum.map((v) => `\`${v}\``).join(' \\| ');
-  if (s.anyOf) return s.anyOf.map(typeOf).join(' \\| ');
-  if (s.type === 'array') return `array of ${s.items ? typeOf(s.items) : 'any'}`;
-  const bounds =
-    s.minimum !== undefined || s.maximum !== undefined ? ` (${s.minimum ?? '…'}..${s.maximum ?? '…'})` : '';
-  return `${Array.isArray(s.type) ? s.type.join(' \\| ') : (s.type ?? 'any')}${bounds}`;
+  if (s.anyOf) return s.anyOf.map((a) => typeOf(a)).join(' \\| ');
+  const section = field === undefined ? undefined : SECTIONS[field];
+  if (s.type === 'array') {
+    const items = section ? `${sectionLink(section)} objects` : s.items ? typeOf(s.items) : 'any';
+    return `array of ${items}${s.maxItems !== undefined ? ` (at most ${s.maxItems})` : ''}`;
+  }
+  if (s.type === 'object' && section) return `${sectionLink(section)} object`;
+  const length = s.type === 'string' && s.maxLength !== undefined ? ` (up to ${s.maxLength} characters)` : '';
+  return `${Array.isArray(s.type) ? s.type.join(' \\| ') : (s.type ?? 'any')}${bounds(s)}${length}`;
 }
 
-function fieldTable(schema: TSchema, skip: string[] = []): string {
+/** `overrides`: the type column of fields the schema cannot say well on its own (the element's `type`). */
+function fieldTable(schema: TSchema, skip: string[] = [], overrides: Record<string, string> = {}): string {
   const s = schema as JsonSchema;
   const rows = ['| field | type | required | default | notes |', '|---|---|---|---|---|'];
   for (const [name, prop] of Object.entries(s.properties ?? {})) {
     if (skip.includes(name)) continue;
     const def = prop.default === undefined ? '' : `\`${JSON.stringify(prop.default)}\``;
     const notes = (prop.description ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
-    rows.push(`| \`${name}\` | ${typeOf(prop)} | ${s.required?.includes(name) ? 'yes' : ''} | ${def} | ${notes} |`);
+    const type = overrides[name] ?? typeOf(prop, name);
+    rows.push(`| \`${name}\` | ${type} | ${s.required?.includes(name) ? 'yes' : ''} | ${def} | ${notes} |`);
   }
   return rows.join('\n');
 }
@@ -107,6 +155,18 @@ const EXAMPLE = {
 
 export { EXAMPLE as DESIGN_DOCUMENT_EXAMPLE };
 
+/**
+ * The schema of an object field that elements share (an animation, a stroke), taken from the first element type that
+ * has the field: through the registry, the one way domain/ reaches the element schemas.
+ */
+function nestedSchema(field: string): TSchema {
+  for (const kind of ELEMENT_KINDS) {
+    const prop = (kind.schema as JsonSchema).properties?.[field];
+    if (prop) return (prop.type === 'array' ? prop.items : prop) as TSchema;
+  }
+  throw new Error(`no element type has a field ${field}`);
+}
+
 export function renderDesignDocumentMarkdown(): string {
   const common = ['name', 'type', 'x', 'y', 'width', 'height', 'rotation', 'opacity', 'visible', 'link', 'animations'];
   const parts = [
@@ -143,7 +203,23 @@ export function renderDesignDocumentMarkdown(): string {
     fieldTable(
       ELEMENT_KINDS[0].schema,
       Object.keys((ELEMENT_KINDS[0].schema as JsonSchema).properties ?? {}).filter((k) => !common.includes(k)),
+      // Each type's schema has its own literal; the common table lists them all, each linking to its section.
+      { type: ELEMENT_KINDS.map((kind) => `[\`"${kind.type}"\`](#${kind.type})`).join(' \\| ') },
     ),
+    '',
+    '## Animation',
+    '',
+    "An entry of an element's `animations`: an effect played over `duration` seconds from `start` seconds after its",
+    'slide begins. Stills (PNG, JPG, WEBP, PDF) and thumbnails show every element in its final state, once its',
+    'animations have ended; GIF, MP4 and HTML5 play them.',
+    '',
+    fieldTable(nestedSchema('animations')),
+    '',
+    '## Stroke',
+    '',
+    'The outline of a `shape` or `button`.',
+    '',
+    fieldTable(nestedSchema('stroke')),
   ];
   for (const kind of ELEMENT_KINDS) {
     parts.push(

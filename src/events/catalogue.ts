@@ -51,6 +51,16 @@ export const WEBHOOK_ACTIONS = [
   ),
   action(15, 'shareLink/comment', 'A reviewer commented on a share page (a new thread or a reply); data.comment.'),
   action(16, 'shareLink/review', 'A reviewer approved a design or asked for changes on its share page; data.review.'),
+  action(
+    17,
+    'batch/completed',
+    'A batch finished: every row succeeded, failed, was skipped or cancelled; data.batch is as GET /v1/batches/{id} answers it.',
+  ),
+  action(
+    18,
+    'batch/row.failed',
+    "A row of a batch failed; sent only to the batch's webhookUrl, when the batch asked (notifyRowFailures); data.row.",
+  ),
 ] as const satisfies readonly WebhookActionDef[];
 
 export type ActionName = (typeof WEBHOOK_ACTIONS)[number]['name'];

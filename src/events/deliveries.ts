@@ -236,12 +236,17 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
 
   /** Claims the event and inserts its deliveries in one transaction; returns their ids (none if not claimed). */
   async function dispatchEvent(event: OutboxEvent): Promise<string[]> {
+    // The subscribers are read before the claim: an event no webhook of the team listens to (most of them) is then
+    // claimed in one statement, with no transaction around it (issue 21: statements per export).
+    const def = WEBHOOK_ACTIONS.find((a) => a.name === event.action);
+    const hooks = def ? await repo.subscribers(event.team_id, def.id) : [];
+    if (hooks.length === 0) {
+      await repo.claimEvent(event.id);
+      return [];
+    }
     return db.transaction().execute(async (tx) => {
       const txRepo = createDeliveryRepository(tx);
       if (!(await txRepo.claimEvent(event.id))) return [];
-      const def = WEBHOOK_ACTIONS.find((a) => a.name === event.action);
-      const hooks = def ? await txRepo.subscribers(event.team_id, def.id) : [];
-      if (hooks.length === 0) return [];
       const payload = JSON.parse(event.payload) as Record<string, unknown>;
       const at = iso(clock());
       const rows: NewDelivery[] = hooks.map((hook) => {

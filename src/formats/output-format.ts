@@ -25,6 +25,11 @@ export interface RenderContext {
 /** What every render job carries, whatever its format. */
 export interface RenderJobBase {
   document: DesignDocument;
+  /**
+   * Names the document's content (issue 21): the pool then sends the document to a render thread only when that thread
+   * has not kept it yet, instead of cloning it into every job. Two jobs with one key must carry equal documents.
+   */
+  documentKey?: string;
   sizeIndex: number;
   /** The slide of a per-slide file; 0 for formats that make one file of the whole size. */
   slideIndex: number;

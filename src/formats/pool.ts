@@ -13,10 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { BroadcastChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { AppError } from '../errors.js';
+import { FontFileError, type ParsedFontFile } from '../render/text/brand-font-file.js';
+import { isLargeRender } from './large-render.js';
 import type { Finding } from './preflight/finding.js';
+import type { PreflightReport } from './preflight/preflight.js';
 import { CANCEL_CHANNEL, type CancelMessage } from './progress.js';
 import { createThreadGate } from './thread-gate.js';
-import type { RenderJob, RenderOutcome, RenderWorkerData } from './worker.js';
+import type { PostedRenderJob, RenderJob, RenderOutcome, RenderWorkerData, TaskOutcome, ThreadTask } from './worker.js';
 
 export type { RenderJob } from './worker.js';
 
@@ -46,6 +49,11 @@ export interface RenderCallOptions {
   low?: boolean;
 }
 
+/** Options of a task other than a render: who it is for (groups take turns with renders). */
+export interface TaskCallOptions {
+  group?: string;
+}
+
 /** A render ran past its budget (counted from the moment a thread took it). */
 export class RenderTimeoutError extends Error {
   override name = 'RenderTimeoutError';
@@ -63,6 +71,16 @@ export interface RenderPool {
   render(job: RenderJob, options?: RenderCallOptions): Promise<Uint8Array>;
   /** As `render`, with what an HTML5 package brings besides its zip: the validator's warnings and a backup JPG. */
   renderFiles(job: RenderJob, options?: RenderCallOptions): Promise<RenderedFiles>;
+  /**
+   * An uploaded font file read on a thread (fontkit's parse and checks, variable instances made static): a file that
+   * is no usable font rejects with FontFileError and its reason. `threadId` is the thread that read it.
+   */
+  readFont(bytes: Buffer, fileName: string, options?: TaskCallOptions): Promise<ParsedFontFile & { threadId: number }>;
+  /** Preflight of a variant on a thread (formats/preflight/variant.ts); request errors keep their code and details. */
+  preflight(
+    task: Omit<Extract<ThreadTask, { task: 'preflight' }>, 'task'>,
+    options?: TaskCallOptions,
+  ): Promise<PreflightReport & { threadId: number }>;
   readonly threads: number;
   /** Renders queued and not started. */
   queued(): number;
@@ -114,7 +132,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     allowedPrivateHosts: options.allowedPrivateHosts ?? [],
     ffmpegPath: options.ffmpegPath ?? null,
   };
-  const piscina = new Piscina<RenderJob, RenderOutcome>({
+  const piscina = new Piscina<(PostedRenderJob & { cancelId: string }) | ThreadTask, RenderOutcome | TaskOutcome>({
     filename: workerFile(),
     minThreads: threads,
     maxThreads: threads,
@@ -122,13 +140,55 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     idleTimeout: Number.POSITIVE_INFINITY,
     workerData,
   });
+  /** A thread for one very large render (large-render.ts), ended once it is done so its memory goes back. */
+  const oneShot = () => {
+    const own = new Piscina<(PostedRenderJob & { cancelId: string }) | ThreadTask, RenderOutcome | TaskOutcome>({
+      filename: workerFile(),
+      minThreads: 0,
+      maxThreads: 1,
+      workerData,
+    });
+    oneShots.add(own);
+    return own;
+  };
+  /** One-shot threads still rendering: close() ends them with the pool's. */
+  const oneShots = new Set<
+    Piscina<(PostedRenderJob & { cancelId: string }) | ThreadTask, RenderOutcome | TaskOutcome>
+  >();
   // Renders are handed to piscina only when a thread is free, so that a render's budget can start when it starts:
   // piscina's own queue gives no signal when a task leaves it.
   const gate = createThreadGate(threads);
   const cancels = new BroadcastChannel(CANCEL_CHANNEL);
   cancels.unref();
+  /** A short task (no budget, no cancelling): it waits for a thread like a render, in its group's turn. */
+  async function runTask(task: ThreadTask, options: TaskCallOptions = {}) {
+    const release = await gate.acquire(undefined, options.group, false);
+    let outcome: TaskOutcome;
+    try {
+      outcome = (await piscina.run(task)) as TaskOutcome;
+    } finally {
+      release();
+    }
+    if (outcome.ok) return outcome;
+    if (outcome.code === 'FONT_FILE') throw new FontFileError(outcome.message);
+    throw new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
+  }
   return {
     threads,
+    async readFont(bytes, fileName, options) {
+      const outcome = await runTask({ task: 'readFont', bytes, fileName }, options);
+      const font = outcome.font!;
+      // Structured cloning hands back Uint8Arrays: the faces' files are Buffers again for the BlobStore and hashing.
+      const faces = font.faces.map((face) => ({
+        ...face,
+        bytes: Buffer.from(face.bytes.buffer, face.bytes.byteOffset, face.bytes.byteLength),
+      }));
+      return { ...font, faces, threadId: outcome.threadId };
+    },
+    async preflight(task, options) {
+      const outcome = await runTask({ task: 'preflight', ...task }, options);
+      return { ...outcome.report!, threadId: outcome.threadId };
+    },
     async render(job, options = {}) {
       return (await this.renderFiles(job, options)).bytes;
     },
@@ -147,9 +207,21 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       };
       const cancelled = signals.length > 0 ? AbortSignal.any(signals) : undefined;
       cancelled?.addEventListener('abort', cancel, { once: true });
+      // The gate's slot covers the one-shot thread too: never more renders at once than `threads`.
+      const own = isLargeRender(job) ? oneShot() : null;
       let outcome: RenderOutcome;
       try {
-        outcome = await piscina.run({ ...job, cancelId }, { signal: terminate.signal });
+        // A keyed document goes by its key first; a thread that does not keep it answers so, and gets it whole. A
+        // one-shot thread (a very large render) keeps nothing: it gets the document at once.
+        const runner = own ?? piscina;
+        const keyed = job.documentKey !== undefined && own === null;
+        outcome = (await runner.run(
+          { ...job, document: keyed ? undefined : job.document, cancelId },
+          { signal: terminate.signal },
+        )) as RenderOutcome;
+        if (!outcome.ok && 'missingDocument' in outcome) {
+          outcome = (await runner.run({ ...job, cancelId }, { signal: terminate.signal })) as RenderOutcome;
+        }
         if (cancelled?.aborted) throw abortError();
       } catch (error) {
         if (budget?.aborted && !options.signal?.aborted) throw new RenderTimeoutError(options.budgetMs as number);
@@ -158,6 +230,11 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       } finally {
         cancelled?.removeEventListener('abort', cancel);
         clearTimeout(grace);
+        // Ended before the slot is free, so two very large renders never hold their memory at once.
+        if (own) {
+          oneShots.delete(own);
+          await own.destroy();
+        }
         release();
       }
       if (outcome.ok) {
@@ -168,6 +245,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
           findings: outcome.findings ?? [],
         };
       }
+      if ('missingDocument' in outcome) throw new Error('a render thread lost the document it was just sent');
       const error = new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
       if (outcome.findings?.length) Object.assign(error, { [FINDINGS]: outcome.findings });
       throw error;
@@ -177,7 +255,8 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     // still runs to end.
     close: async (closeOptions) => {
       cancels.close();
-      await (closeOptions?.force ? piscina.destroy() : piscina.close());
+      const all = [piscina, ...oneShots];
+      await Promise.all(all.map((p) => (closeOptions?.force ? p.destroy() : p.close())));
     },
   };
 }

@@ -1,11 +1,21 @@
-import { BroadcastChannel, workerData } from 'node:worker_threads';
+import { BroadcastChannel, threadId, workerData } from 'node:worker_threads';
+import { LRUCache } from 'lru-cache';
+import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError, type ErrorCode, type ErrorDetail } from '../errors.js';
 import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
+import { FontFileError, type ParsedFontFile, readFontFile } from '../render/text/brand-font-file.js';
 // Aliased: not a React hook, whatever its name says to the linter.
-import { useBrandFamilies as registerBrandFamilies, requireEmbeddable } from '../render/text/brand-fonts.js';
+import {
+  type BrandFamily,
+  useBrandFamilies as registerBrandFamilies,
+  requireEmbeddable,
+} from '../render/text/brand-fonts.js';
+import { catalogueFonts } from '../render/text/fonts.js';
+import { collectGarbage, isLargeRender } from './large-render.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
 import { type Finding, sortFindings } from './preflight/finding.js';
-import { preflightSize } from './preflight/preflight.js';
+import { type PreflightReport, preflightSize } from './preflight/preflight.js';
+import { PREFLIGHT_FETCH_TIMEOUT_MS, preflightVariant, type VariantRequest } from './preflight/variant.js';
 import { CANCEL_CHANNEL, type CancelMessage, PROGRESS_CHANNEL, type ProgressMessage } from './progress.js';
 import { formatOf, type RenderJob, renderJob } from './registry.js';
 
@@ -14,7 +24,27 @@ export type { RenderJob } from './registry.js';
 /** What a worker answers: the file, or the AppError to raise again on the calling thread. */
 export type RenderOutcome =
   | { ok: true; bytes: Uint8Array; warnings?: string[]; backup?: Uint8Array | null; findings?: Finding[] }
-  | { ok: false; code: ErrorCode; message: string; details?: ErrorDetail[]; findings?: Finding[] };
+  | { ok: false; code: ErrorCode; message: string; details?: ErrorDetail[]; findings?: Finding[] }
+  /** The job named its document by key only and this thread does not keep it: the pool sends it again, whole. */
+  | { ok: false; missingDocument: true };
+
+/** A job as the pool posts it: a job with a documentKey may leave its document out. */
+export type PostedRenderJob = Omit<RenderJob, 'document'> & { document?: RenderJob['document'] };
+
+/**
+ * Work other than a render that must not run on the event loop (ARCHITECTURE), done by the same threads: reading an
+ * uploaded font file (fontkit's parse and checks, HarfBuzz's instancing of a variable font's named instances), and
+ * preflight of a variant (the layout, font chain and media of a render, without drawing). `task` tells them apart
+ * from a RenderJob, which has none.
+ */
+export type ThreadTask =
+  | { task: 'readFont'; bytes: Uint8Array; fileName: string }
+  | { task: 'preflight'; document: DesignDocument; request: VariantRequest; brandFamilies?: BrandFamily[] };
+
+/** What a ThreadTask answers; a font file that is refused answers its reason, never a thrown error. */
+export type TaskOutcome =
+  | { ok: true; threadId: number; font?: ParsedFontFile; report?: PreflightReport }
+  | { ok: false; code: ErrorCode | 'FONT_FILE'; message: string; details?: ErrorDetail[] };
 
 /** Set by pool.ts when it starts the threads. */
 export interface RenderWorkerData {
@@ -38,7 +68,12 @@ function budgetFetcher(timeoutMs: number): AssetFetcher {
   const known = budgetFetchers.get(timeoutMs);
   const fetcher =
     known ??
-    createAssetFetcher({ allowPrivateUrls: data.allowPrivateUrls === true, timeoutMs, cacheBytes: 32 * 1024 * 1024 });
+    createAssetFetcher({
+      allowPrivateUrls: data.allowPrivateUrls === true,
+      allowedPrivateHosts: data.allowedPrivateHosts ?? [],
+      timeoutMs,
+      cacheBytes: 32 * 1024 * 1024,
+    });
   budgetFetchers.set(timeoutMs, fetcher);
   return fetcher;
 }
@@ -88,6 +123,13 @@ async function preflightOf(job: RenderJob): Promise<Finding[]> {
   });
 }
 
+/**
+ * Documents this thread was sent, by key (issue 21): the files of an export, and the exports of one revision, render
+ * the same document, and cloning it into every job cost the main thread a tenth of an export's CPU. Bounded by count:
+ * documents are small next to the images and canvases this thread keeps.
+ */
+const documents = new LRUCache<string, RenderJob['document']>({ max: 64 });
+
 /** Renders of this thread that can be cancelled, by cancelId. */
 const cancellable = new Map<string, AbortController>();
 let cancelChannel: BroadcastChannel | undefined;
@@ -106,7 +148,45 @@ function cancelSignal(id: string | undefined): AbortSignal | undefined {
   return controller.signal;
 }
 
-export default async function render(job: RenderJob): Promise<RenderOutcome> {
+async function runTask(task: ThreadTask): Promise<TaskOutcome> {
+  try {
+    if (task.task === 'readFont') {
+      const font = await readFontFile(
+        Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength),
+        task.fileName,
+      );
+      return { ok: true, threadId, font };
+    }
+    registerBrandFamilies(task.brandFamilies);
+    const report = await preflightVariant(task.document, task.request, {
+      fonts: catalogueFonts,
+      fetcher: budgetFetcher(PREFLIGHT_FETCH_TIMEOUT_MS),
+    });
+    return { ok: true, threadId, report };
+  } catch (error) {
+    if (error instanceof FontFileError) return { ok: false, code: 'FONT_FILE', message: error.message };
+    if (error instanceof AppError) {
+      return { ok: false, code: error.code, message: error.message, details: error.details };
+    }
+    throw error;
+  }
+}
+
+export default function render(job: PostedRenderJob): Promise<RenderOutcome>;
+export default function render(job: ThreadTask): Promise<TaskOutcome>;
+export default async function render(job: PostedRenderJob | ThreadTask): Promise<RenderOutcome | TaskOutcome> {
+  if ('task' in job) return runTask(job);
+  return renderOne(job);
+}
+
+async function renderOne(posted: PostedRenderJob): Promise<RenderOutcome> {
+  let document = posted.document;
+  if (posted.documentKey !== undefined) {
+    if (document) documents.set(posted.documentKey, document);
+    else document = documents.get(posted.documentKey);
+  }
+  if (!document) return { ok: false, missingDocument: true };
+  const job = { ...posted, document } as RenderJob;
   let findings: Finding[] = [];
   try {
     registerBrandFamilies(job.brandFamilies);
@@ -140,5 +220,7 @@ export default async function render(job: RenderJob): Promise<RenderOutcome> {
     throw error;
   } finally {
     if (job.cancelId) cancellable.delete(job.cancelId);
+    // The pool ends this thread after a very large render; what its buffers hold goes back only if collected first.
+    if (isLargeRender(job)) await collectGarbage();
   }
 }

@@ -67,11 +67,15 @@ interface Running {
 /**
  * Start-time fair queueing on BullMQ priorities (the open-source BullMQ has no groups): a grouped job's priority is one
  * more than the later of the kind's virtual time (the priority of the last job a worker started) and its group's last
- * key, so groups take turns as on the local table (migration 0010). Ungrouped jobs keep priority 0 and go first.
+ * key, so groups take turns as on the local table (migration 0010). KEYS: the virtual time, the group's last key, and
+ * the kind's prioritized, active and delayed sets (all empty: both keys start again). Ungrouped jobs keep priority 0 and go first.
  * BullMQ's priorities end at 2^21: keys stop there, which degrades to first-come order only after two million
  * grouped jobs in one burst; they start again from 1 whenever the kind's queue has drained (virtual time reset).
  */
 const FAIR_KEY_SCRIPT = `
+if redis.call('ZCARD', KEYS[3]) + redis.call('LLEN', KEYS[4]) + redis.call('ZCARD', KEYS[5]) == 0 then
+  redis.call('DEL', KEYS[1], KEYS[2])
+end
 local v = tonumber(redis.call('GET', KEYS[1]) or '0')
 local last = tonumber(redis.call('GET', KEYS[2]) or '0')
 local k = math.max(v, last) + 1
@@ -101,8 +105,6 @@ export function bullIdOf(id: string): string {
 function attemptOf(job: BullJob<JobData>): number {
   return Math.max(1, job.attemptsStarted - (job.data.handedBack ?? 0));
 }
-
-const sumOf = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
@@ -138,16 +140,16 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
   ];
 
   async function nextFairKey(kind: JobKind, group: string): Promise<number> {
-    if ((await queueOf(kind).getJobCounts('prioritized', 'active', 'delayed').then(sumOf)) === 0) {
-      // Nothing of the kind waits or runs: every group starts again from 1.
-      await connection.del(fairKeys(kind)[0]);
-      const [, groupKey] = fairKeys(kind, group);
-      await connection.del(groupKey);
-    }
-    return Number(await connection.eval(FAIR_KEY_SCRIPT, 2, ...fairKeys(kind, group)));
+    // One round trip per enqueue (a 5,000-file export enqueues 5,000 jobs): when nothing of the kind waits or runs
+    // (its prioritized, active and delayed sets are empty) the script first starts every group again from 1.
+    const { keys } = queueOf(kind);
+    return Number(
+      await connection.eval(FAIR_KEY_SCRIPT, 5, ...fairKeys(kind, group), keys.prioritized, keys.active, keys.delayed),
+    );
   }
 
-  async function run(kind: JobKind, registration: Registration, job: BullJob<JobData>, token?: string) {
+  async function run(kind: JobKind, registration: Registration, entry: Running) {
+    const { job } = entry;
     const data = job.data;
     if (job.opts.priority) {
       await connection.eval(FAIR_ADVANCE_SCRIPT, 1, fairKeys(kind)[0], job.opts.priority).catch(() => undefined);
@@ -166,9 +168,6 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
       await exhaust(registration, asJob(attempt - 1), interrupted);
       throw new UnrecoverableError(interrupted.message);
     }
-    const entry: Running = { job, token, abandoned: false, done: Promise.resolve() };
-    const key = `${kind}\n${job.id}`;
-    running.set(key, entry);
     try {
       await registration.handler(asJob(attempt));
     } catch (error) {
@@ -179,8 +178,6 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
         throw new UnrecoverableError(failure.message);
       }
       throw failure; // BullMQ retries after backoffStrategy's wait
-    } finally {
-      if (running.get(key) === entry) running.delete(key);
     }
   }
 
@@ -196,10 +193,20 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
     const worker = new Worker<JobData>(
       kind,
       async (job, token) => {
-        const done = run(kind, registration, job, token);
-        const entry = running.get(`${kind}\n${job.id}`);
-        if (entry) entry.done = done.catch(() => undefined);
-        return done;
+        // The job is ours from the moment BullMQ hands it over, before run() awaits anything (the fair clock's
+        // update): stop() waits for exactly these, and hands back those still running after its grace. Registered
+        // after an await, a job started just before stop() was neither waited for nor handed back with its promise,
+        // so it went on writing its file after the process had closed (the BullMQ fairness test's hang, issue 14).
+        const key = `${kind}\n${job.id}`;
+        const entry: Running = { job, token, abandoned: false, done: Promise.resolve() };
+        running.set(key, entry);
+        const done = run(kind, registration, entry);
+        entry.done = done.catch(() => undefined);
+        try {
+          return await done;
+        } finally {
+          if (running.get(key) === entry) running.delete(key);
+        }
       },
       {
         connection,
@@ -317,6 +324,14 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
       const all = kinds ?? (['export.creative', 'export.finish', 'webhook.deliver', 'design.thumbnail'] as const);
       if (all.length === 0) return 0;
       return countOf(all, WAITING_STATES);
+    },
+
+    async finishedSince(kind: JobKind, sinceMs: number) {
+      // BullMQ keeps finished jobs in sorted sets scored by when they finished (kept a day, KEEP_FINISHED_SECONDS).
+      const [completed, failed] = await Promise.all(
+        ['completed', 'failed'].map((set) => connection.zcount(`${prefix}:${kind}:${set}`, sinceMs, '+inf')),
+      );
+      return completed + failed;
     },
 
     async idle() {

@@ -6,7 +6,7 @@
 // with RENDER_CRASHED; one past its time budget fails with RENDER_TIMEOUT; a bad media source fails that file with
 // SOURCE_REJECTED while the other files of the set still complete. A sweep enqueues whatever an unfinished export
 // might be missing (a crash between a commit and its enqueue); enqueueing an existing job id does nothing.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,7 +108,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   const { db, queue, pool, blobs } = options;
   const repo = createExportRepository(db);
   // The creatives of one export all render the same document: parse it once per export, not once per file.
-  const documents = new LRUCache<string, DesignDocument>({ max: 64 });
+  const documents = new LRUCache<string, { doc: DesignDocument; key: string }>({ max: 64 });
   let timer: NodeJS.Timeout | null = null;
   let progress: BroadcastChannel | null = null;
 
@@ -124,13 +124,25 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     };
   }
 
-  function documentOf(row: ExportRow): DesignDocument {
-    let doc = documents.get(row.id);
-    if (!doc) {
-      doc = JSON.parse(row.document) as DesignDocument;
-      documents.set(row.id, doc);
+  function parsed(row: ExportRow): { doc: DesignDocument; key: string } {
+    let entry = documents.get(row.id);
+    if (!entry) {
+      // The key names the content, so the exports of one revision share the copy each render thread keeps.
+      const key = createHash('sha1').update(row.document).digest('base64url');
+      entry = { doc: JSON.parse(row.document) as DesignDocument, key };
+      documents.set(row.id, entry);
     }
-    return doc;
+    return entry;
+  }
+
+  function documentOf(row: ExportRow): DesignDocument {
+    return parsed(row).doc;
+  }
+
+  /** The key of the document a render thread gets: the stored document's, and the brand families it was given. */
+  function documentKeyOf(row: ExportRow, brandFamilies: readonly { name: string }[]): string {
+    const { key } = parsed(row);
+    return brandFamilies.length === 0 ? key : `${key}:${brandFamilies.map((f) => f.name).join(',')}`;
   }
 
   /**
@@ -140,7 +152,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
    * idempotent (a conditional update in one transaction), so a crash before or after it only repeats it.
    */
   async function finishWhenSettled(exportId: string, row?: ExportRow): Promise<void> {
-    if ((await repo.countUnsettled(exportId)) !== 0) return;
+    // An export that makes no zip is finished in place by whichever of its jobs settles last: finishExport reads its
+    // files after this job's settle committed, so of two jobs settling at once the later one sees both settled.
     if (row && row.is_set !== 1) {
       try {
         await finishExport(exportId, row);
@@ -148,7 +161,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       } catch (error) {
         options.log?.error({ err: error, exportId }, 'export: finishing in place failed; a finish job retries it');
       }
-    }
+    } else if ((await repo.countUnsettled(exportId)) !== 0) return;
     await queue.enqueue('export.finish', { exportId }, { jobId: `finish:${exportId}` });
   }
 
@@ -186,6 +199,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     } = JSON.parse(row.settings) as RenderSettings & { preflight?: PreflightMode };
     const job = {
       document: prepared.document as DesignDocument,
+      documentKey: documentKeyOf(row, prepared.brandFamilies),
       brandFamilies: prepared.brandFamilies,
       sizeIndex: creative.size_index,
       slideIndex: creative.slide_number ?? 0,
@@ -351,6 +365,37 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     return key;
   }
 
+  /**
+   * Removes the design a failed export with changes created (issue 15, docs/decisions.md): it was made for the export's
+   * files, and none exists. A design someone changed since (its revision moved on) is theirs now and stays. Runs in
+   * the transaction that records the failure, so the export's `export/failed` and the design's `design/delete` events
+   * come together; answers the thumbnail to discard after the commit.
+   */
+  async function dropNewDesign(tx: Kysely<Database>, row: ExportRow): Promise<{ thumbKey: string | null } | null> {
+    if (!row.new_design_hash) return null;
+    const design = await tx
+      .selectFrom('designs')
+      .select(['id', 'hash', 'name', 'is_template', 'project_id', 'thumb_key'])
+      .where('team_id', '=', row.team_id)
+      .where('hash', '=', row.new_design_hash)
+      .where('revision', '=', 1)
+      .where('api_generated', '=', 1)
+      .executeTakeFirst();
+    if (!design) return null;
+    await tx.deleteFrom('designs').where('id', '=', design.id).execute();
+    // The node as design.service.ts reports a deleted design.
+    const template = {
+      id: design.hash,
+      name: design.name,
+      isTemplate: design.is_template === 1,
+      projectId: design.project_id,
+      apiGenerated: true,
+      thumbUrl: null,
+    };
+    await recordEvent(tx, { teamId: row.team_id, action: 'design/delete', data: { template } });
+    return { thumbKey: design.thumb_key };
+  }
+
   async function finish(job: Job<'export.finish'>): Promise<void> {
     await finishExport(job.payload.exportId);
   }
@@ -374,6 +419,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     };
     const view = await presentExport(finished, creatives, options.links);
     const action = status === 'complete' ? 'export/complete' : 'export/failed';
+    let droppedThumb: string | null = null;
     const deliveryIds = await db.transaction().execute(async (tx) => {
       const done = await createExportRepository(tx).finish(row.id, {
         status,
@@ -381,6 +427,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         zipKey,
       });
       if (!done) return null;
+      if (status === 'failed') droppedThumb = (await dropNewDesign(tx, row))?.thumbKey ?? null;
       await recordEvent(tx, { teamId: row.team_id, action, data: { export: view } });
       if (!row.webhook_url) return [];
       return [
@@ -394,6 +441,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       ];
     });
     if (deliveryIds === null) return;
+    if (droppedThumb) await options.thumbnails?.discard([droppedThumb]);
     documents.delete(row.id);
     options.onFinished?.(row.format, status);
     await options.deliveries.enqueue(deliveryIds);
@@ -411,8 +459,17 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       message: `the files were made but the export could not be finished: ${error.message}`,
       failures: [],
     };
-    const done = await repo.finish(row.id, { status: 'failed', errorLog: JSON.stringify(errorLog), zipKey: null });
-    if (done) options.onFinished?.(row.format, 'failed');
+    const dropped = await db.transaction().execute(async (tx) => {
+      const done = await createExportRepository(tx).finish(row.id, {
+        status: 'failed',
+        errorLog: JSON.stringify(errorLog),
+        zipKey: null,
+      });
+      return done ? { thumbKey: (await dropNewDesign(tx, row))?.thumbKey ?? null } : null;
+    });
+    if (!dropped) return;
+    options.onFinished?.(row.format, 'failed');
+    if (dropped.thumbKey) await options.thumbnails?.discard([dropped.thumbKey]);
   }
 
   /** Enqueues what unfinished exports created before `before` may be missing (idempotent by job id). */

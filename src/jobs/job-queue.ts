@@ -4,7 +4,10 @@
 // what they settle before settling it); a job whose process died is claimed again once its lease runs out; a job that
 // throws is retried after its retry delays; one that has used all its attempts is handed to the kind's `onExhausted`,
 // which settles it for good (for example RENDER_CRASHED).
-// Enqueue after the database transaction commits, never inside it: the queue may live elsewhere.
+// Enqueue after the database transaction commits, never inside it, through `enqueue`: the queue may live elsewhere.
+// Where it does not (`transactional`), a job can be written in the same transaction as its rows.
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/db/schema.js';
 
 /** The payload of each job kind. */
 export interface JobPayloads {
@@ -18,6 +21,10 @@ export interface JobPayloads {
   'design.thumbnail': { designId: number; revision: number };
   /** Fetch the source of one uploaded brand kit asset, store it, settle its row (services/asset-processor.ts). */
   'asset.fetch': { mediaId: number };
+  /** Render one row of a batch (every size of the template with the row's changes) and settle it (issue 22). */
+  'batch.row': { batchId: number; rowId: number };
+  /** Every row of a batch is settled: write its zip and results CSV, set its final status, send batch/completed. */
+  'batch.finish': { batchId: number };
 }
 
 export type JobKind = keyof JobPayloads;
@@ -32,6 +39,8 @@ export const JOB_KINDS = Object.keys({
   'webhook.deliver': true,
   'design.thumbnail': true,
   'asset.fetch': true,
+  'batch.row': true,
+  'batch.finish': true,
 } satisfies Record<JobKind, true>) as readonly JobKind[];
 
 export interface EnqueueOptions {
@@ -76,6 +85,20 @@ export type JobHandler<K extends JobKind> = (job: Job<K>) => Promise<void>;
 
 export interface JobQueue {
   enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], options?: EnqueueOptions): Promise<void>;
+  /**
+   * Present when jobs live in the database (the job table): a job enqueued inside the caller's transaction exists
+   * exactly when the rows it works on do (issue 21: an export is accepted in one transaction). Call `wake` after the
+   * commit. Absent (BullMQ): enqueue after the commit; a recovery sweep covers a crash in between.
+   */
+  readonly transactional?: {
+    enqueue<K extends JobKind>(
+      tx: Kysely<Database>,
+      kind: K,
+      payload: JobPayloads[K],
+      options?: EnqueueOptions,
+    ): Promise<void>;
+    wake(): void;
+  };
   /** Registers the handler of a kind; call before start(). */
   process<K extends JobKind>(kind: K, handler: JobHandler<K>, options: ProcessOptions<K>): void;
   /** Starts claiming jobs of the registered kinds (and takes back those of a process that died). */
@@ -87,6 +110,11 @@ export interface JobQueue {
   stop(graceMs?: number): Promise<void>;
   /** Jobs waiting or running, of the given kinds (all when absent): the measure of backpressure and a metric. */
   depth(kinds?: readonly JobKind[]): Promise<number>;
+  /**
+   * Jobs of a kind that finished (succeeded, or failed for good) at or after `sinceMs` (epoch ms), kept a day: the
+   * recent render rate that backpressure estimates the time to drain from (issue 14).
+   */
+  finishedSince(kind: JobKind, sinceMs: number): Promise<number>;
   /** Resolves once no job of this queue's kinds is queued and due, or running (tests, the bench). */
   idle(): Promise<void>;
 }

@@ -18,7 +18,9 @@ import {
   type MediaRow,
 } from '../storage/db/repositories/media.repository.js';
 import type { Database } from '../storage/db/schema.js';
-import { type AssetQueue, createMediaPresenter } from './asset.service.js';
+import { type AssetQueue, createMediaPresenter, fileNameFor } from './asset.service.js';
+
+export { fileNameFor };
 
 export interface AssetProcessorLog {
   error(details: object, message: string): void;
@@ -45,16 +47,6 @@ export interface AssetProcessor extends AssetQueue {
   register(): void;
   /** The recovery sweep: enqueues a job for every PROCESSING row (a no-op for rows whose job the queue holds). */
   start(): Promise<void>;
-}
-
-/** The extensions a format may carry in a file name; another one is replaced by the format's own. */
-const EXTENSIONS: Record<string, readonly string[]> = { jpg: ['jpg', 'jpeg'], mov: ['mov', 'qt'] };
-
-/** The uploaded file name with the extension of what it turned out to be ("banner" served as PNG → "banner.png"). */
-export function fileNameFor(fileName: string, name: string, format: string): string {
-  const dot = fileName.lastIndexOf('.');
-  const extension = dot > 0 ? fileName.slice(dot + 1).toLowerCase() : '';
-  return (EXTENSIONS[format] ?? [format]).includes(extension) ? fileName : `${name}.${format}`;
 }
 
 /** A failure that is not the source's fault; `reason` is what a client may read (the detail stays in the log). */

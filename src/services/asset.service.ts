@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely';
 import type { Actor } from '../domain/actor.js';
 import { pageRequest } from '../domain/page.js';
 import { AppError } from '../errors.js';
-import type { MediaFormat, MediaKind } from '../render/media/assets.js';
+import { recordEvent } from '../events/outbox.js';
+import type { AssetFetcher, MediaFormat, MediaKind } from '../render/media/assets.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { BrandKitRow } from '../storage/db/repositories/brand-kits.repository.js';
 import {
@@ -81,6 +82,16 @@ export function nameFromFileName(fileName: string): string {
   return dot > 0 ? fileName.slice(0, dot) : fileName;
 }
 
+/** The extensions a format may carry in a file name; another one is replaced by the format's own. */
+const EXTENSIONS: Record<string, readonly string[]> = { jpg: ['jpg', 'jpeg'], mov: ['mov', 'qt'] };
+
+/** The uploaded file name with the extension of what it turned out to be ("banner" served as PNG → "banner.png"). */
+export function fileNameFor(fileName: string, name: string, format: string): string {
+  const dot = fileName.lastIndexOf('.');
+  const extension = dot > 0 ? fileName.slice(dot + 1).toLowerCase() : '';
+  return (EXTENSIONS[format] ?? [format]).includes(extension) ? fileName : `${name}.${format}`;
+}
+
 /** A foreign key refused the insert: the brand kit (or the folder, with it) was deleted after the lookup. */
 function deletedMeanwhile(error: unknown, brandkitId: number): unknown {
   const e = error as { code?: string; message?: string };
@@ -100,9 +111,21 @@ export interface AssetServiceDeps {
   db: Kysely<Database>;
   media: Pick<MediaRepository, 'list' | 'findFolderInTeam' | 'insertFolder' | 'listFolders'>;
   access: Pick<Access, 'requireBrandKit'>;
-  blobs: Pick<BlobStore, 'signedUrl'>;
+  blobs: Pick<BlobStore, 'signedUrl' | 'put' | 'delete'>;
   urlTtlSeconds: number;
   queue: AssetQueue;
+  /** Checks files uploaded from disk against the rules a fetched source meets (type by content, SPEC §9 caps). */
+  inspector: Pick<AssetFetcher, 'inspect'>;
+}
+
+/** Files one multipart upload may carry (each is held in memory until it is checked and stored). */
+export const MAX_ASSET_FILES_PER_UPLOAD = 10;
+
+/** A file of a multipart upload, read whole; `truncated` when it passed the route's byte limit. */
+export interface UploadedFile {
+  fileName: string;
+  bytes: Buffer;
+  truncated: boolean;
 }
 
 export interface ListAssetsInput {
@@ -114,7 +137,7 @@ export interface ListAssetsInput {
   mediaType?: string;
 }
 
-export function createAssetService({ db, media, access, blobs, urlTtlSeconds, queue }: AssetServiceDeps) {
+export function createAssetService({ db, media, access, blobs, urlTtlSeconds, queue, inspector }: AssetServiceDeps) {
   const present = createMediaPresenter({ blobs, urlTtlSeconds });
 
   /**
@@ -172,6 +195,99 @@ export function createAssetService({ db, media, access, blobs, urlTtlSeconds, qu
       // of the next start enqueues them.
       await queue.enqueue(rows.map((row) => row.id));
       return { assets: await Promise.all(rows.map(present)) };
+    },
+
+    /**
+     * Files uploaded from disk (multipart). Unlike links, the bytes are here already: each file is checked now and
+     * its asset is answered settled (VALID, or INVALID with the reason), so nothing waits for the background queue.
+     * The rows are inserted and settled in one transaction, so no PROCESSING row of a file is ever visible (the
+     * recovery sweep would try to fetch its `upload:` source). brandkit/assetsUploaded is recorded as for links.
+     */
+    async uploadFiles(
+      actor: Actor,
+      input: { brandkitId: number; mediaFolderId?: number },
+      files: readonly UploadedFile[],
+      maxBytes: number,
+    ) {
+      const kit = await access.requireBrandKit(actor, input.brandkitId, 'content:write');
+      const folderId =
+        input.mediaFolderId === undefined
+          ? null
+          : (await requireMediaFolder(actor, kit, input.mediaFolderId, 'mediaFolderId', 'UNPROCESSABLE')).id;
+      if (files.length === 0) {
+        throw new AppError('VALIDATION_FAILED', 'file: at least one `file` part holding an image, audio or video');
+      }
+      const checked = await Promise.all(
+        files.map(async (file) => {
+          if (file.truncated) {
+            return { file, error: `${file.fileName}: is larger than the ${maxBytes / 1024 / 1024} MB a file may have` };
+          }
+          try {
+            return { file, media: await inspector.inspect(file.fileName, file.bytes) };
+          } catch (error) {
+            if (error instanceof AppError && error.code === 'SOURCE_REJECTED') return { file, error: error.message };
+            throw error;
+          }
+        }),
+      );
+      const stored: string[] = [];
+      try {
+        const rows = await db.transaction().execute(async (tx) => {
+          const repo = createMediaRepository(tx);
+          const inserted = await repo.insertUpload(
+            { id: randomUUID(), teamId: actor.teamId, brandKitId: kit.id, createdBy: actor.userId },
+            checked.map(({ file }) => ({
+              teamId: actor.teamId,
+              brandKitId: kit.id,
+              mediaFolderId: folderId,
+              name: nameFromFileName(file.fileName),
+              fileName: file.fileName,
+              src: `upload:${file.fileName}`,
+              createdBy: actor.userId,
+            })),
+          );
+          let last: Awaited<ReturnType<typeof repo.settleOneOfUpload>> = null;
+          for (const [index, row] of inserted.entries()) {
+            const { media: file, error } = checked[index];
+            if (!file) {
+              await repo.settle(row.id, { status: 'INVALID', error: error ?? null });
+            } else {
+              const key = `assets/${kit.id}/${row.hash}.${file.format}`;
+              // Stored before the commit: a file without a row (a rollback) is only wasted space.
+              await blobs.put(key, file.bytes, file.mimeType);
+              stored.push(key);
+              await repo.settle(row.id, {
+                status: 'VALID',
+                type: file.kind,
+                format: file.format,
+                size: file.bytes.length,
+                width: file.width ?? null,
+                height: file.height ?? null,
+                duration: file.durationSeconds ?? null,
+                checksum: file.sha256,
+                blob_key: key,
+                file_name: fileNameFor(row.file_name, row.name, file.format),
+                error: null,
+              });
+            }
+            last = (await repo.settleOneOfUpload(row.upload_id)) ?? last;
+          }
+          const settled = await repo.listByUpload(inserted[0].upload_id);
+          const assets = await Promise.all(settled.map(present));
+          if (last) {
+            await recordEvent(tx, {
+              teamId: last.teamId,
+              action: 'brandkit/assetsUploaded',
+              data: { brandKit: { id: last.brandKitId, name: last.brandKitName }, assets },
+            });
+          }
+          return assets;
+        });
+        return { assets: rows };
+      } catch (error) {
+        await Promise.all(stored.map((key) => blobs.delete(key).catch(() => undefined)));
+        throw deletedMeanwhile(error, kit.id);
+      }
     },
 
     async list(actor: Actor, brandkitId: number, query: ListAssetsInput) {

@@ -5,6 +5,7 @@ import { type PageQuery, pageRequest } from '../domain/page.js';
 import { AppError } from '../errors.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import {
+  type BrandColor,
   type BrandKitRepository,
   type BrandKitRow,
   createBrandKitRepository,
@@ -30,6 +31,7 @@ export function brandKitOf(row: BrandKitRow) {
     teamId: row.team_id,
     createdBy: row.created_by,
     typography: row.typography,
+    colors: row.colors,
     createdAt: row.created_at,
   };
 }
@@ -65,6 +67,7 @@ export function createBrandKitService({ db, brandKits, access, blobs }: BrandKit
           createdAt: row.created_at,
           updatedAt: row.updated_at,
           assetCount: row.assetCount,
+          colors: row.colors,
         })),
       };
     },
@@ -74,10 +77,26 @@ export function createBrandKitService({ db, brandKits, access, blobs }: BrandKit
       return { brandKit: brandKitOf(row) };
     },
 
-    async rename(actor: Actor, input: { brandkitId: number; name: string; typography?: TypographyEntry[] }) {
+    async rename(
+      actor: Actor,
+      input: { brandkitId: number; name: string; typography?: TypographyEntry[]; colors?: BrandColor[] },
+    ) {
       const kit = await access.requireBrandKit(actor, input.brandkitId, 'content:write');
       const name = input.name.trim();
       const typography = input.typography;
+      // Colours are stored trimmed and with lower-case hex, so the palette compares and renders the same everywhere.
+      const colors = input.colors?.map((c) => ({ name: c.name.trim(), hex: c.hex.toLowerCase() }));
+      const seen = new Set<string>();
+      for (const [index, color] of (colors ?? []).entries()) {
+        const key = color.name.toLowerCase();
+        if (seen.has(key)) {
+          throw new AppError(
+            'UNPROCESSABLE',
+            `colors[${index}].name: the kit already has a colour named "${color.name}"`,
+          );
+        }
+        seen.add(key);
+      }
       // A typography entry may point at a brand font by fontId (seed shape): it must be a face of this team.
       for (const [index, entry] of (typography ?? []).entries()) {
         if (entry.fontId === null) continue;
@@ -94,8 +113,10 @@ export function createBrandKitService({ db, brandKits, access, blobs }: BrandKit
           );
         }
       }
-      await brandKits.rename(actor.teamId, kit.id, name, typography);
-      return { brandKit: brandKitOf({ ...kit, name, typography: typography ?? kit.typography }) };
+      await brandKits.rename(actor.teamId, kit.id, name, typography, colors);
+      return {
+        brandKit: brandKitOf({ ...kit, name, typography: typography ?? kit.typography, colors: colors ?? kit.colors }),
+      };
     },
 
     async delete(actor: Actor, brandkitId: number): Promise<void> {

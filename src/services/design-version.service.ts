@@ -85,6 +85,14 @@ export function createDesignVersionService({ db, dialect, designs, keys, publicU
       return SUCCESS;
     },
 
+    /** The version's document, migrated to the current format as restore() would store it. */
+    async document(actor: Actor, input: { hash: string; versionId: string }) {
+      const design = await designs.requireDesignOrSize(actor, input.hash, 'read');
+      const version = await versions.find(design.id, input.versionId);
+      if (!version) throw unknownVersion(input.versionId, design.hash);
+      return readDocument(JSON.parse(version.document));
+    },
+
     async restore(actor: Actor, input: { hash: string; versionId: string }) {
       const design = await designs.requireDesignOrSize(actor, input.hash, 'content:write');
       const version = await versions.find(design.id, input.versionId);

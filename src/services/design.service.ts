@@ -236,7 +236,7 @@ export function createDesignService({ db, dialect, access, thumbnails, queue }: 
       isTemplate: row.is_template === 1,
       projectId: row.project_id,
       apiGenerated: row.api_generated === 1,
-      thumbUrl: await thumbnails.url(row.thumb_key),
+      thumbUrl: await thumbnails.designUrl(row.thumb_key, row.hash),
     };
   }
 

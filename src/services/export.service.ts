@@ -1,7 +1,8 @@
 // Exports (seed "Exports", SPEC §6): everything that can be checked is checked before the answer, so an invalid
 // request creates neither an export nor a design. An accepted export is one row plus one row per expected file,
-// written in one transaction (with the new design of an export with changes); its render jobs are enqueued after the
-// commit, and the processor (jobs/export.processor.ts) finishes it. An identical request whose earlier export completed
+// written in one transaction (with the new design of an export with changes) together with its render jobs when they
+// live in the database, or followed by them after the commit when they live in Redis; the processor
+// (jobs/export.processor.ts) finishes it. An identical request whose earlier export completed
 // is answered with that export (X-Cache: HIT) and creates nothing.
 
 import { createHash, randomUUID } from 'node:crypto';
@@ -38,6 +39,7 @@ import type { Database } from '../storage/db/schema.js';
 import type { Access } from './access.js';
 import type { DesignService } from './design.service.js';
 import { documentOf } from './design.service.js';
+import type { ExportWait, QueueEstimate } from './export-wait.js';
 
 export interface ExportServiceDeps {
   db: Kysely<Database>;
@@ -45,7 +47,7 @@ export interface ExportServiceDeps {
   fonts?: { lookup(teamId: number): Promise<FontLookup> };
   designs: Pick<DesignService, 'requireDesign' | 'importDesign'>;
   access: Pick<Access, 'requireProject' | 'requireFolder' | 'seesProject'>;
-  queue: Pick<JobQueue, 'enqueue' | 'depth'>;
+  queue: Pick<JobQueue, 'enqueue' | 'depth' | 'transactional'>;
   links: ExportLinks;
   /** Calls the webhookUrl of a cached export again (events/deliveries.ts). */
   deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue'>;
@@ -56,6 +58,13 @@ export interface ExportServiceDeps {
   queueLimit: number;
   /** Files one team may have waiting or rendering (config.teamFilesInFlight); beyond: 429 TEAM_QUEUE_FULL. */
   teamFilesInFlight?: number;
+  /**
+   * The expected wait (export-wait.ts): answered with every accepted export, and the ground of the 503 when it passes
+   * maxQueueWaitMs. Default: none (no estimate, the count limits alone).
+   */
+  wait?: Pick<ExportWait, 'estimate'>;
+  /** Expected wait beyond which new exports get 503 (config.maxQueueWaitSeconds). Default: none. */
+  maxQueueWaitMs?: number;
   /** Counts accepted exports and cache hits (metrics). */
   onAccepted?: (format: string, cache: 'hit' | 'miss') => void;
 }
@@ -63,7 +72,11 @@ export interface ExportServiceDeps {
 export interface ExportAnswer {
   export: Awaited<ReturnType<typeof presentExport>>;
   cacheHit: boolean;
+  /** Where the export stood when accepted; absent for a cache hit (nothing queued) or without an estimator. */
+  queue?: QueueEstimate;
 }
+
+const seconds = (ms: number) => `${Math.ceil(ms / 1000).toLocaleString('en-US')} s`;
 
 /** What one accepted request will render. */
 interface Plan {
@@ -127,10 +140,13 @@ export function createExportService(deps: ExportServiceDeps) {
     if (problem) throw new AppError('UNPROCESSABLE', `webhookUrl: ${problem}`);
   }
 
-  async function checkCapacity(teamId: number, files: number): Promise<void> {
+  /** Refuses an export the queue cannot take; answers where an accepted one stands. */
+  async function checkCapacity(teamId: number, files: number): Promise<QueueEstimate | undefined> {
+    // With an estimator, one query gives the team's files, everyone's and the position (issue 21: statements).
+    const snapshot = deps.wait ? await deps.wait.estimate(teamId, files) : null;
     const teamLimit = deps.teamFilesInFlight;
     if (teamLimit !== undefined) {
-      const inFlight = await exportsRepo.countTeamUnsettled(teamId);
+      const inFlight = snapshot ? snapshot.teamInFlight : await exportsRepo.countTeamUnsettled(teamId);
       if (inFlight + files > teamLimit) {
         const fmt = (n: number) => n.toLocaleString('en-US');
         throw new AppError(
@@ -142,7 +158,7 @@ export function createExportService(deps: ExportServiceDeps) {
         );
       }
     }
-    const depth = await deps.queue.depth(['export.creative']);
+    const depth = snapshot ? snapshot.totalInFlight : await deps.queue.depth(['export.creative']);
     if (depth >= deps.queueLimit) {
       throw new AppError(
         'UNAVAILABLE',
@@ -150,6 +166,19 @@ export function createExportService(deps: ExportServiceDeps) {
         { headers: { 'Retry-After': '60' } },
       );
     }
+    if (!snapshot) return undefined;
+    const estimate: QueueEstimate = { position: snapshot.position, expectedWaitMs: snapshot.expectedWaitMs };
+    const limit = deps.maxQueueWaitMs;
+    if (estimate.expectedWaitMs !== null && limit !== undefined && estimate.expectedWaitMs > limit) {
+      // Retry once the excess has drained, at the rate the estimate assumed.
+      const retryAfter = Math.min(3600, Math.max(1, Math.ceil((estimate.expectedWaitMs - limit) / 1000)));
+      throw new AppError(
+        'UNAVAILABLE',
+        `the export queue is too long: this export's ${files.toLocaleString('en-US')} files would be rendered in about ${seconds(estimate.expectedWaitMs)} at the recent render rate, more than the limit of ${seconds(limit)} (PLACARD_MAX_QUEUE_WAIT_SECONDS); retry in ${retryAfter} s`,
+        { headers: { 'Retry-After': String(retryAfter) } },
+      );
+    }
+    return estimate;
   }
 
   function cacheKeyOf(teamId: number, route: string, revision: number, request: Record<string, unknown>): string {
@@ -236,24 +265,57 @@ export function createExportService(deps: ExportServiceDeps) {
     };
   }
 
+  function renderJob(exportId: string, teamId: number, creative: Pick<CreativeRow, 'id'>) {
+    // The team is the group that takes turns on the render threads (issue 14: fair between teams).
+    return {
+      payload: { exportId, creativeId: creative.id },
+      options: { jobId: creative.id, group: teamGroup(teamId) },
+    };
+  }
+
+  /**
+   * The export's rows and, where jobs live in the database, their render jobs, in the caller's transaction: accepting
+   * an export is then one transaction (issue 21). With BullMQ the jobs are enqueued after the commit (answer()).
+   */
+  async function store(
+    tx: Kysely<Database>,
+    exportRow: Parameters<ReturnType<typeof createExportRepository>['insert']>[0],
+    creatives: Parameters<ReturnType<typeof createExportRepository>['insert']>[1],
+  ): Promise<{ row: ExportRow; creatives: CreativeRow[] }> {
+    const stored = await createExportRepository(tx).insert(exportRow, creatives);
+    const inTable = deps.queue.transactional;
+    if (inTable) {
+      for (const creative of stored.creatives) {
+        const job = renderJob(stored.row.id, stored.row.team_id, creative);
+        await inTable.enqueue(tx, 'export.creative', job.payload, job.options);
+      }
+    }
+    return stored;
+  }
+
   async function enqueueRenders(exportId: string, teamId: number, creatives: Pick<CreativeRow, 'id'>[]): Promise<void> {
+    const inTable = deps.queue.transactional;
+    if (inTable) {
+      inTable.wake();
+      return;
+    }
     for (const creative of creatives) {
-      await deps.queue.enqueue(
-        'export.creative',
-        { exportId, creativeId: creative.id },
-        // The team is the group that takes turns on the render threads (issue 14: fair between teams).
-        { jobId: creative.id, group: teamGroup(teamId) },
-      );
+      const job = renderJob(exportId, teamId, creative);
+      await deps.queue.enqueue('export.creative', job.payload, job.options);
     }
   }
 
   /** `stored`: the rows as inserted (RETURNING), presented without reading them again. */
-  async function answer(stored: { row: ExportRow; creatives: CreativeRow[] }, teamId: number): Promise<ExportAnswer> {
+  async function answer(
+    stored: { row: ExportRow; creatives: CreativeRow[] },
+    teamId: number,
+    queue: QueueEstimate | undefined,
+  ): Promise<ExportAnswer> {
     const { row, creatives } = stored;
     await enqueueRenders(row.id, teamId, creatives);
     const view = await presentExport(row, creatives, deps.links);
     deps.onAccepted?.(row.format, 'miss');
-    return { export: view, cacheHit: false };
+    return { export: view, cacheHit: false, ...(queue ? { queue } : {}) };
   }
 
   return {
@@ -271,7 +333,7 @@ export function createExportService(deps: ExportServiceDeps) {
       });
       const hit = await cached(actor, cacheKey);
       if (hit) return hit;
-      await checkCapacity(actor.teamId, planFiles(doc, design.name, plan.sizes, plan.output).length);
+      const queue = await checkCapacity(actor.teamId, planFiles(doc, design.name, plan.sizes, plan.output).length);
       const { exportRow, creatives } = rowsOf({
         actor,
         type: body.type,
@@ -286,10 +348,8 @@ export function createExportService(deps: ExportServiceDeps) {
         webhookUrl: body.webhookUrl,
         cacheKey,
       });
-      const stored = await deps.db
-        .transaction()
-        .execute((tx) => createExportRepository(tx).insert(exportRow, creatives));
-      return answer(stored, actor.teamId);
+      const stored = await deps.db.transaction().execute((tx) => store(tx, exportRow, creatives));
+      return answer(stored, actor.teamId, queue);
     },
 
     /** POST /v1/export-with-changes: the template with the changes becomes a new design, which is exported. */
@@ -338,7 +398,7 @@ export function createExportService(deps: ExportServiceDeps) {
       });
       const hit = await cached(actor, cacheKey);
       if (hit) return hit;
-      await checkCapacity(actor.teamId, planFiles(changed, name, plan.sizes, plan.output).length);
+      const queue = await checkCapacity(actor.teamId, planFiles(changed, name, plan.sizes, plan.output).length);
 
       // Filled inside the import's transaction.
       const created = {} as {
@@ -373,7 +433,7 @@ export function createExportService(deps: ExportServiceDeps) {
               cacheKey,
             });
             Object.assign(created, {
-              stored: await createExportRepository(tx).insert(exportRow, creatives),
+              stored: await store(tx, exportRow, creatives),
               designId: design.row.id,
               revision: design.row.revision,
             });
@@ -387,7 +447,7 @@ export function createExportService(deps: ExportServiceDeps) {
         { designId: created.designId, revision: created.revision },
         { delayMs: plan.output.thumbnail ? 60_000 : 0 },
       );
-      return answer(created.stored, actor.teamId);
+      return answer(created.stored, actor.teamId, queue);
     },
 
     /** GET /v1/export/{id}: visible when its project is; fresh links on every call. */

@@ -14,7 +14,12 @@ import type { FontLookup } from '../elements/element-kind.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { FontFetcher } from '../render/media/font-fetch.js';
-import { FontFileError, type FontFileFormat, type ParsedFace, parseFontFile } from '../render/text/brand-font-file.js';
+import {
+  FontFileError,
+  type FontFileFormat,
+  type ParsedFace,
+  type ParsedFontFile,
+} from '../render/text/brand-font-file.js';
 import { type BrandFamily, type BrandFontPreparer, brandFamilyName } from '../render/text/brand-fonts.js';
 import { fontFamily as catalogueFamily, catalogueFonts } from '../render/text/fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
@@ -79,6 +84,12 @@ export interface FontServiceDeps {
   access: Pick<Access, 'requireBrandKit'>;
   blobs: Pick<BlobStore, 'put' | 'get' | 'delete'>;
   fetcher: FontFetcher;
+  /**
+   * Reads an uploaded file (brand-font-file.ts readFontFile): on a render thread in the app (RenderPool.readFont),
+   * because parsing, checking and instancing a font is CPU work that must not hold the event loop. Rejects with
+   * FontFileError for a file that is no usable font.
+   */
+  readFont: (bytes: Buffer, fileName: string, teamId: number) => Promise<ParsedFontFile>;
   /** Where this machine keeps the font files it renders with. Default: <tmpdir>/placard-fonts. */
   cacheDir?: string;
 }
@@ -126,7 +137,7 @@ export function createFontService(deps: FontServiceDeps) {
     let faces: ParsedFace[];
     let format: string;
     try {
-      ({ faces, format } = parseFontFile(bytes, fileName));
+      ({ faces, format } = await deps.readFont(bytes, fileName, actor.teamId));
     } catch (error) {
       if (error instanceof FontFileError) throw new AppError('FONT_REJECTED', `${fileName} ${error.message}`);
       throw error;
@@ -209,7 +220,10 @@ export function createFontService(deps: FontServiceDeps) {
 
   /** The team's faces of the given families (lower-cased) grouped by family, the project's kit winning per variant. */
   async function teamFaces(teamId: number, projectKitId: number | null, families?: string[]) {
-    const rows = await repo.ofTeam(teamId, families);
+    return facesByFamily(await repo.ofTeam(teamId, families), projectKitId);
+  }
+
+  function facesByFamily(rows: BrandFontRow[], projectKitId: number | null) {
     const byFamily = new Map<string, Map<string, BrandFontRow>>();
     for (const row of rows) {
       const variants = byFamily.get(row.family_key) ?? new Map<string, BrandFontRow>();
@@ -248,12 +262,13 @@ export function createFontService(deps: FontServiceDeps) {
       const used = new Set<string>();
       for (const element of styledElements(document)) used.add(element.fontFamily!.trim().toLowerCase());
       if (used.size === 0) return { document, brandFamilies: [], warnings: [] };
-      const project = await db
-        .selectFrom('projects')
-        .select('brand_kit_id')
-        .where('id', '=', projectId)
-        .executeTakeFirst();
-      const faces = await teamFaces(teamId, project?.brand_kit_id ?? null, [...used]);
+      const rows = await repo.ofTeam(teamId, [...used]);
+      // The project's kit only decides between kits holding the same face (issue 21: a statement per file saved).
+      const project =
+        new Set(rows.map((row) => row.brand_kit_id)).size > 1
+          ? await db.selectFrom('projects').select('brand_kit_id').where('id', '=', projectId).executeTakeFirst()
+          : undefined;
+      const faces = facesByFamily(rows, project?.brand_kit_id ?? null);
       const families = new Map<string, BrandFamily>();
       for (const [key, variants] of faces) {
         const rows = [...variants.values()];
@@ -276,7 +291,8 @@ export function createFontService(deps: FontServiceDeps) {
         });
       }
       const warnings = new Set<string>();
-      const rewritten = structuredClone(document);
+      // Copied only when a family is renamed: the bundled families' documents go to the render threads as they are.
+      const rewritten = families.size > 0 ? structuredClone(document) : document;
       for (const element of styledElements(rewritten)) {
         const family = families.get(element.fontFamily!.trim().toLowerCase());
         if (family) element.fontFamily = family.name;

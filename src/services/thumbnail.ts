@@ -6,7 +6,7 @@
 // not block saving a design: the thumbnail leaves that image out (exports, in contrast, fail with SOURCE_REJECTED).
 // Each thumbnail gets a key of its own, so a design's row and its thumbnail change together in one transaction and a
 // link handed out earlier never shows a newer picture.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import sharp from 'sharp';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { renderImage } from '../formats/pipeline.js';
@@ -14,6 +14,7 @@ import type { RenderPool } from '../formats/pool.js';
 import type { AssetFetcher } from '../render/media/assets.js';
 import type { BrandFamily, BrandFontPreparer } from '../render/text/brand-fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
+import { type ServerKeys, signLink } from '../storage/secrets.js';
 
 export const THUMBNAIL_LONGEST_SIDE = 400;
 /** SPEC §6: thumbUrl expires after 12 hours. */
@@ -42,6 +43,38 @@ export interface ThumbnailOptions {
   fetcher?: AssetFetcher;
   /** The design's team brand fonts (issue 17), for renders on the pool. Default: bundled fonts only. */
   brandFonts?: BrandFontPreparer;
+  /**
+   * Where thumbUrl points while a design's thumbnail is still being drawn (issue 15: the seed types thumbUrl as a
+   * string): a signed `<publicUrl>/thumbnails/<hash>.png` link that answers the picture as soon as it exists. Without
+   * it (the CLI seeder, which draws before answering) a design without a thumbnail has a null thumbUrl.
+   */
+  pendingLinks?: { publicUrl: string; keys: ServerKeys; now?: () => number };
+}
+
+function pendingPayload(designHash: string, exp: number): string {
+  return `thumbnail\n${designHash}\n${exp}`;
+}
+
+/** The signed link to the thumbnail of a design, whichever it is when the link is followed (routes/thumbnails.ts). */
+export function pendingThumbnailUrl(
+  links: { publicUrl: string; keys: ServerKeys },
+  designHash: string,
+  exp: number,
+): string {
+  const sig = signLink(links.keys, pendingPayload(designHash, exp));
+  return `${links.publicUrl}/thumbnails/${encodeURIComponent(designHash)}.png?exp=${exp}&sig=${sig}`;
+}
+
+/** Whether a /thumbnails link is one this service signed ('valid'), was signed but has expired, or is not ours. */
+export function verifyPendingThumbnailLink(
+  keys: ServerKeys,
+  link: { designHash: string; exp: number; sig: string },
+  nowSeconds: number,
+): 'valid' | 'expired' | 'invalid' {
+  const expected = Buffer.from(signLink(keys, pendingPayload(link.designHash, link.exp)));
+  const given = Buffer.from(link.sig);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';
+  return link.exp <= nowSeconds ? 'expired' : 'valid';
 }
 
 /** The PNG of a design's thumbnail. */
@@ -83,8 +116,16 @@ export interface Thumbnails {
    * scale), resized to the thumbnail's dimensions: an export makes that picture anyway, so nothing is drawn twice.
    */
   fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
-  /** A link to a stored thumbnail, valid 12 hours; null when the design has none. */
-  url(key: string | null): Promise<string | null>;
+  /**
+   * A link valid 12 hours: to the stored thumbnail when `key` is set; else, with `pendingLinks`, to the thumbnail of
+   * `designHash` as soon as it is drawn; null only without either.
+   */
+  url(key: string | null, designHash?: string): Promise<string | null>;
+  /**
+   * The thumbUrl of a design (issue 15: always a string), as `url`. Without `pendingLinks` a design without a
+   * thumbnail cannot be presented: the only service built without them (the CLI seeder) draws before answering.
+   */
+  designUrl(key: string | null, designHash: string): Promise<string>;
   /** Removes thumbnails that nothing refers to any more; a failure only leaves a stray file. */
   discard(keys: readonly (string | null)[]): Promise<void>;
 }
@@ -93,6 +134,14 @@ export function createThumbnails(
   blobs: Pick<BlobStore, 'put' | 'signedUrl' | 'delete'>,
   options: ThumbnailOptions = {},
 ): Thumbnails {
+  async function url(key: string | null, designHash?: string): Promise<string | null> {
+    if (key !== null) return blobs.signedUrl(key, { ttlSeconds: THUMBNAIL_URL_TTL_SECONDS });
+    const links = options.pendingLinks;
+    if (!links || designHash === undefined) return null;
+    const exp = Math.floor((links.now ?? Date.now)() / 1000) + THUMBNAIL_URL_TTL_SECONDS;
+    return pendingThumbnailUrl(links, designHash, exp);
+  }
+
   return {
     async make(designHash, document, owner) {
       const key = `thumbnails/${designHash}/${randomUUID()}.png`;
@@ -116,8 +165,11 @@ export function createThumbnails(
       await blobs.put(key, bytes, 'image/png');
       return key;
     },
-    async url(key) {
-      return key === null ? null : blobs.signedUrl(key, { ttlSeconds: THUMBNAIL_URL_TTL_SECONDS });
+    url,
+    async designUrl(key, designHash) {
+      const link = await url(key, designHash);
+      if (link === null) throw new Error(`design ${designHash} has no thumbnail yet and no link base to link it with`);
+      return link;
     },
     async discard(keys) {
       await Promise.allSettled(keys.flatMap((key) => (key ? [blobs.delete(key)] : [])));

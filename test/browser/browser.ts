@@ -1,27 +1,51 @@
-// Headless Chromium for the browser tests (Debian's chromium through playwright-core): one browser per test file, and
-// packages served from memory on a fake origin, so nothing touches the disk or the network.
+// Headless Chromium for the browser tests (through playwright-core): one browser per test file, and packages served
+// from memory on a fake origin, so nothing touches the disk or the network. The browser is Debian's `chromium` when the
+// machine has it, else the build that ships inside the `@sparticuz/chromium` npm package (a dev dependency), so that
+// `npm install && npm test` needs nothing but Node. PLACARD_CHROMIUM names another binary (`npm`: the packaged one).
 import fs from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
-export const CHROMIUM = process.env.PLACARD_CHROMIUM ?? '/usr/bin/chromium';
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
-/** Fails at once, with the install command, when Chromium is missing: a test must never wait on a tool it lacks. */
-export function requireChromium(): void {
+function executable(file: string): boolean {
   try {
-    fs.accessSync(CHROMIUM, fs.constants.X_OK);
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
   } catch {
+    return false;
+  }
+}
+
+/**
+ * The Chromium to drive. Fails at once, with the install command, when none can be had: a test must never wait on a
+ * tool it lacks.
+ */
+export async function chromiumPath(): Promise<string> {
+  const chosen = process.env.PLACARD_CHROMIUM;
+  if (chosen && chosen !== 'npm') {
+    if (executable(chosen)) return chosen;
     throw new Error(
-      `Chromium is missing at ${CHROMIUM}: install it with \`sudo apt-get install -y chromium\`, ` +
-        'or point PLACARD_CHROMIUM at a Chromium binary',
+      `Chromium is missing at ${chosen}: install it with \`sudo apt-get install -y chromium\`, ` +
+        'or point PLACARD_CHROMIUM at a Chromium binary, or unset it to use the one from npm (@sparticuz/chromium)',
+    );
+  }
+  if (chosen !== 'npm' && executable(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  try {
+    // Unpacked from the package into the temporary directory on first use (a few seconds), then reused.
+    const { default: packaged } = await import('@sparticuz/chromium');
+    return await packaged.executablePath();
+  } catch (error) {
+    throw new Error(
+      `no Chromium: install Debian's with \`sudo apt-get install -y chromium\`, or run \`npm install\` (it brings ` +
+        `@sparticuz/chromium): ${(error as Error).message}`,
     );
   }
 }
 
 /** Launch it FIRST in a `before`, before starting servers: if it throws, nothing is left running to hang the run. */
-export function launchBrowser(): Promise<Browser> {
-  requireChromium();
+export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: await chromiumPath(),
     args: [
       '--headless',
       '--no-sandbox',

@@ -16,6 +16,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 import { launchBrowser } from './browser.js';
 
+const FONT = new URL('../fixtures/fonts/DejaVuSerif.ttf', import.meta.url);
+
 const PASSWORD = 'a long enough password';
 
 if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
@@ -53,13 +55,14 @@ describe('the design editor in Chromium', () => {
   let projectId: number;
   let kitId: number;
   let images: http.Server;
+  let origin: string;
   const hashes: string[] = [];
   const contexts: BrowserContext[] = [];
   const logs: string[] = [];
 
   before(async () => {
     const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
+    origin = `http://127.0.0.1:${port}`;
     t = await startTestApp({ publicUrl: origin, allowPrivateUrls: true });
     await t.app.listen({ port, host: '127.0.0.1' });
     browser = await launchBrowser();
@@ -326,5 +329,225 @@ describe('the design editor in Chromium', () => {
     let ink = false;
     for (let y = 10; y < 50 && !ink; y++) for (let x = 50; x < 250 && !ink; x++) ink = pixel(png, x, y)[0] < 100;
     assert.ok(ink, 'the text is drawn');
+  });
+
+  test('font pickers offer the catalogue and the brand fonts; an image uploaded from disk becomes the source', async () => {
+    // A brand font of the team, and a design of this test's own.
+    const form = new FormData();
+    form.append('file', new Blob([fs.readFileSync(FONT)]), 'DejaVuSerif.ttf');
+    const font = await fetch(`${origin}/v1/brandkit/${kitId}/fonts`, {
+      method: 'POST',
+      headers: t.owner.headers,
+      body: form,
+    });
+    assert.equal(font.status, 200, await font.text());
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/v1/templates/import',
+      headers: t.owner.headers,
+      payload: { projectId, name: 'Pickers', document: DEMO_DESIGNS[0].document },
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    const hash = imported.json().response.template.id;
+
+    const { page } = await invited('Editor');
+    await openDesign(page, 'Pickers');
+    await layers(page).getByRole('button', { name: 'headline' }).click();
+    const family = page.getByLabel('Font', { exact: true });
+    await family.locator('option', { hasText: 'DejaVu Serif (brand font)' }).waitFor({ state: 'attached' });
+    assert.ok((await family.locator('option').count()) > 2, 'the bundled families are listed too');
+    await family.selectOption('DejaVu Serif');
+    const variant = page.getByLabel('Font variant');
+    await variant.locator('option', { hasText: 'Regular (400)' }).waitFor({ state: 'attached' });
+    await variant.selectOption('400');
+    await settled(page);
+
+    // An image element, then a red PNG uploaded from disk as its source.
+    await page.getByRole('button', { name: 'Add image' }).click();
+    await page.getByRole('group', { name: 'Brand kit images' }).getByRole('button', { name: /^Use / }).first().click();
+    await page.getByLabel('X', { exact: true }).fill('200');
+    await page.getByLabel('Y', { exact: true }).fill('150');
+    await page.getByLabel('Width', { exact: true }).fill('100');
+    await page.getByLabel('Height', { exact: true }).fill('100');
+    const before = await page.getByLabel('Image source').inputValue();
+    const red = new PNG({ width: 20, height: 20 });
+    for (let i = 0; i < red.data.length; i += 4) red.data.set([255, 0, 0, 255], i);
+    const file = `${t.config.dataDir}/red-upload.png`;
+    fs.writeFileSync(file, PNG.sync.write(red));
+    await page.getByLabel('Upload image').setInputFiles(file);
+    await page.waitForFunction(`document.getElementById('prop-src').value !== ${JSON.stringify(before)}`);
+    const source = await page.getByLabel('Image source').inputValue();
+    // The asset's link: served by the API (/files/assets/…) or, scaled out, a presigned S3 link (/<bucket>/assets/…).
+    assert.match(source, /^http:\/\/127\.0\.0\.1:\d+\/(files|placard-t-[^/]+)\/assets\//);
+    await settled(page);
+
+    await page.getByRole('toolbar', { name: 'Edit' }).getByRole('button', { name: 'Save' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved/ })
+      .waitFor();
+    const elements = (await storedDocument(hash)).sizes[0].slides[0].elements;
+    const headline = elements.find((e: { name: string }) => e.name === 'headline');
+    assert.deepEqual([headline.fontFamily, headline.fontVariant], ['DejaVu Serif', '400']);
+    const image = elements.find((e: { type: string }) => e.type === 'image');
+    assert.equal(image.src, source);
+    const png = await exportPng(page, 'Pickers');
+    assert.ok(near(pixel(png, 250, 200), [255, 0, 0]), `the uploaded image is drawn: ${pixel(png, 250, 200)}`);
+  });
+
+  test('versions: keep one, preview it on the canvas, restore it', async () => {
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/v1/templates/import',
+      headers: t.owner.headers,
+      payload: { projectId, name: 'Versioned', document: DEMO_DESIGNS[0].document },
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    const hash = imported.json().response.template.id;
+    const { page } = await invited('Editor');
+    await openDesign(page, 'Versioned');
+    const toolbar = page.getByRole('toolbar', { name: 'Edit' });
+    const saveAndWait = async () => {
+      await toolbar.getByRole('button', { name: 'Save' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Saved/ })
+        .waitFor();
+    };
+    await layers(page).getByRole('button', { name: 'headline' }).click();
+    await page.getByLabel('Text', { exact: true }).fill('Version A');
+    await settled(page);
+    await saveAndWait();
+    await page.getByRole('button', { name: 'Versions' }).click();
+    await page.getByLabel('Version name').fill('Launch copy');
+    await page.getByRole('button', { name: 'Keep version' }).click();
+    const list = page.getByRole('list', { name: 'Design versions' });
+    await list.getByRole('listitem', { name: 'Launch copy' }).waitFor();
+
+    await page.getByLabel('Text', { exact: true }).fill('Version B');
+    await settled(page);
+    await saveAndWait();
+    await page.locator('[data-testid=canvas] [data-element-name=headline]', { hasText: 'Version B' }).waitFor();
+
+    await list.getByRole('button', { name: 'Preview Launch copy' }).click();
+    await page.getByRole('status').filter({ hasText: 'Previewing “Launch copy”' }).waitFor();
+    await page.locator('[data-testid=canvas] [data-element-name=headline]', { hasText: 'Version A' }).waitFor();
+    await page.screenshot({ path: 'docs/img/editor-versions.png', fullPage: true });
+    await list.getByRole('button', { name: 'Close the preview of Launch copy' }).click();
+    await page.locator('[data-testid=canvas] [data-element-name=headline]', { hasText: 'Version B' }).waitFor();
+    const stored = async () =>
+      (await storedDocument(hash)).sizes[0].slides[0].elements.find((e: { name: string }) => e.name === 'headline')
+        .text;
+    assert.equal(await stored(), 'Version B', 'a preview changes nothing');
+
+    await list.getByRole('button', { name: 'Restore Launch copy' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Restored “Launch copy”/ })
+      .first()
+      .waitFor();
+    await page.locator('[data-testid=canvas] [data-element-name=headline]', { hasText: 'Version A' }).waitFor();
+    assert.equal(await stored(), 'Version A');
+    // The restore kept what it replaced, so it can be undone.
+    await list.getByRole('listitem', { name: 'Before restoring “Launch copy”' }).waitFor();
+  });
+
+  test('align to the size, copy and paste (buttons and Ctrl+C / Ctrl+V), then save', async () => {
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/v1/templates/import',
+      headers: t.owner.headers,
+      payload: { projectId, name: 'Aligned', document: DEMO_DESIGNS[0].document },
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    const hash = imported.json().response.template.id;
+    const { page } = await invited('Editor');
+    await openDesign(page, 'Aligned');
+    const toolbar = page.getByRole('toolbar', { name: 'Edit' });
+    await layers(page).getByRole('button', { name: 'cta', exact: true }).click();
+    const width = Number(await page.getByLabel('Width', { exact: true }).inputValue());
+    const height = Number(await page.getByLabel('Height', { exact: true }).inputValue());
+    await toolbar.getByRole('button', { name: 'Align right' }).click();
+    assert.equal(await page.getByLabel('X', { exact: true }).inputValue(), String(300 - width));
+    await toolbar.getByRole('button', { name: 'Align bottom' }).click();
+    assert.equal(await page.getByLabel('Y', { exact: true }).inputValue(), String(250 - height));
+    await toolbar.getByRole('button', { name: 'Align centre' }).click();
+    assert.equal(await page.getByLabel('X', { exact: true }).inputValue(), String(Math.round((300 - width) / 2)));
+
+    await toolbar.getByRole('button', { name: 'Copy' }).click();
+    await toolbar.getByRole('button', { name: 'Paste' }).click();
+    await layers(page).getByRole('button', { name: 'cta 2' }).waitFor();
+    await page.getByRole('form', { name: 'Properties of cta 2' }).waitFor();
+    // The keyboard: the pasted copy is selected; Ctrl+C / Ctrl+V makes a third.
+    await page
+      .locator('[data-testid=canvas]')
+      .click({ position: { x: 2, y: 2 } })
+      .catch(() => undefined);
+    await layers(page).getByRole('button', { name: 'cta 2' }).click();
+    await page.keyboard.press('Control+c');
+    await page.keyboard.press('Control+v');
+    await layers(page).getByRole('button', { name: 'cta 3' }).waitFor();
+    await settled(page);
+    await toolbar.getByRole('button', { name: 'Save' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved/ })
+      .waitFor();
+    const elements = (await storedDocument(hash)).sizes[0].slides[0].elements as {
+      name: string;
+      x: number;
+      y: number;
+      label: string;
+    }[];
+    const ctas = elements.filter((e) => e.name.startsWith('cta'));
+    assert.deepEqual(
+      ctas.map((e) => e.name),
+      ['cta', 'cta 2', 'cta 3'],
+    );
+    const [original, second, third] = ctas;
+    assert.deepEqual([original.x, original.y], [Math.round((300 - width) / 2), 250 - height]);
+    assert.equal(second.label, original.label);
+    // Pasted beside the original, kept inside the size.
+    assert.ok(second.x > original.x && second.x + width <= 300, `x ${second.x}`);
+    assert.ok(third.y <= 250 - height, `y ${third.y}`);
+  });
+
+  test('all sizes side by side: every size of the set drawn at once, each editable on its own', async () => {
+    const set = DEMO_DESIGNS.find((d) => d.document.sizes.length === 4);
+    assert.ok(set, 'the 4-size demo set');
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/v1/templates/import',
+      headers: t.owner.headers,
+      payload: { projectId, name: 'Side by side', document: set.document },
+    });
+    assert.equal(imported.statusCode, 200, imported.body);
+    const hash = imported.json().response.template.id;
+    const { page } = await invited('Editor');
+    await openDesign(page, 'Side by side');
+    await page.getByLabel('All sizes').check();
+    const canvases = page.getByRole('img', { name: /^Canvas of / });
+    for (let i = 0; i < 4; i++) await canvases.nth(i).locator('[data-element-name=cta]').waitFor();
+    assert.equal(await canvases.count(), 4);
+    await page.screenshot({ path: 'docs/img/editor-all-sizes.png', fullPage: true });
+
+    // The third size's button: selecting it there edits that size only.
+    const before = await storedDocument(hash);
+    await canvases.nth(2).locator('[data-element-name=cta]').click();
+    await page.getByRole('form', { name: 'Properties of cta' }).waitFor();
+    await page.getByLabel('X', { exact: true }).fill('5');
+    await page.getByRole('toolbar', { name: 'Edit' }).getByRole('button', { name: 'Save' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved/ })
+      .waitFor();
+    const after = await storedDocument(hash);
+    const ctaX = (doc: { sizes: { slides: { elements: { name: string; x: number }[] }[] }[] }, i: number) =>
+      doc.sizes[i].slides[0].elements.find((e) => e.name === 'cta')?.x;
+    assert.equal(ctaX(after, 2), 5);
+    for (const i of [0, 1, 3]) assert.equal(ctaX(after, i), ctaX(before, i), `size ${i} keeps its button`);
+
+    await page.getByLabel('One size').check();
+    assert.equal(await canvases.count(), 1);
   });
 });

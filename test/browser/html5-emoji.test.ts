@@ -3,18 +3,16 @@
 // colour glyphs are an OpenType SVG table, which Chromium does not draw (0 colourful pixels in the package against
 // 3807 in the PNG before formats/html5/emoji-images.ts drew them as images from the same font).
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { readDocument } from '../../src/domain/design.schema.js';
 import { packageHtml5 } from '../../src/formats/html5/package.js';
 import { renderImage } from '../../src/formats/pipeline.js';
-import { AD_ORIGIN, CHROMIUM, finishAnimations, launchBrowser, servePackage } from './browser.js';
+import { AD_ORIGIN, finishAnimations, launchBrowser, servePackage } from './browser.js';
 
 let browser: Browser | undefined;
 before(async () => {
-  assert.ok(fs.existsSync(CHROMIUM), `Chromium is needed at ${CHROMIUM}: apt-get install chromium`);
   browser = await launchBrowser();
 });
 after(async () => {

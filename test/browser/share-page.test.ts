@@ -5,8 +5,16 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import type { DesignDocument } from '../../src/domain/design.schema.js';
+import { renderImage } from '../../src/formats/pipeline.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { comparePngs } from '../render/golden.js';
 import { launchBrowser } from './browser.js';
+
+/** As html5-package.test.ts: browsers and Skia anti-alias glyph and curve edges differently. */
+const TOLERANCE = 48;
+const MAX_DIFFERING = 0.02;
 
 function campaign() {
   const size = (width: number, height: number) => ({
@@ -161,6 +169,51 @@ describe('share links', () => {
         String(await frame.evaluate("getComputedStyle(document.getElementById('ad')).backgroundColor")),
         /124, 58, 237/,
       );
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the page draws the design in its own fonts, as the PNG export draws it (issue 15)', async () => {
+    const link = (await api('GET', `/v1/shareLink/${templateHash}`)).json.response.shareLinkUrl;
+    const document = (await api('GET', `/v1/templates/${templateHash}/document`)).json.response as DesignDocument;
+    const page = await browser.newPage({ viewport: { width: 1000, height: 600 } });
+    try {
+      await page.goto(local(link));
+      const frame = await adFrame(page);
+      // The ad's sandbox has no same-origin, so its font requests are cross-origin: without CORS on the package's
+      // files Chromium refuses them and draws a fallback serif.
+      const faces = (await frame.evaluate(`(async () => {
+        await document.fonts.ready;
+        for (const animation of document.getAnimations()) animation.finish();
+        return [...document.fonts].map((f) => [f.family.replace(/["']/g, ''), f.weight, f.status]);
+      })()`)) as [string, string, string][];
+      // The package names its faces f0, f1…: every one must load (the headline is Inter 700, the label Inter 400).
+      assert.ok(
+        faces.length >= 2 && faces.every(([, , status]) => status === 'loaded'),
+        `every font face of the ad loaded: ${JSON.stringify(faces)}`,
+      );
+      // The iframe sits at a fractional offset in the page's layout (an element screenshot is then 300x251); Chromium
+      // draws a frame's content on whole device pixels, so the clip starts at the rounded offset.
+      const box = await page.locator('iframe#ad').boundingBox();
+      assert.ok(box);
+      const shot = await page.screenshot({
+        clip: { x: Math.round(box.x), y: Math.round(box.y), width: 300, height: 250 },
+      });
+      const png = await renderImage(document, 0, 0, { format: 'png' });
+      const { differing, width, height } = comparePngs(shot, Buffer.from(png), TOLERANCE);
+      assert.deepEqual([width, height], [300, 250]);
+      assert.ok(differing / (width * height) < MAX_DIFFERING, `${differing} of ${width * height} pixels differ`);
+      // The headline's box alone: the fallback serif made 10 % of its pixels differ (1,144 of 11,200; the whole ad
+      // 1.8 %, under the allowance), the right font at most the whole ad's 1.3 % (uptime load ~9).
+      const crop = (buffer: Buffer) => {
+        const image = PNG.sync.read(buffer);
+        const out = new PNG({ width: 280, height: 40 });
+        PNG.bitblt(image, out, 10, 10, 280, 40, 0, 0);
+        return PNG.sync.write(out);
+      };
+      const headline = comparePngs(crop(shot), crop(Buffer.from(png)), TOLERANCE);
+      assert.ok(headline.differing / (280 * 40) < 0.05, `headline: ${headline.differing} pixels differ`);
     } finally {
       await page.close();
     }

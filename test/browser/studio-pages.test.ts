@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { DEMO_DESIGNS } from '../../src/cli/demo-designs.js';
 import { STUDIO_DIR } from '../../src/http/routes/studio.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -144,12 +145,83 @@ describe('the studio pages in Chromium', () => {
     assert.ok((await card.textContent())?.includes(assets.nodes[0].error));
   });
 
+  test('brand kit colours: added, named, picked and saved; the API answers them', async () => {
+    const page = await signedIn('Editor');
+    await page.getByRole('link', { name: 'Brand kits' }).click();
+    await page.getByRole('heading', { name: 'Colours' }).waitFor();
+    await page.getByRole('button', { name: 'Add colour' }).click();
+    await page.getByLabel('Colour 1 name').fill('Primary');
+    await page.getByLabel('Colour 1 value').fill('#1a73e8');
+    await page.getByRole('button', { name: 'Add colour' }).click();
+    await page.getByLabel('Colour 2 name').fill('Ink');
+    await page.getByLabel('Colour 2 value').fill('#202124');
+    await page.getByRole('button', { name: 'Save colours' }).click();
+    await page.getByRole('status').filter({ hasText: 'Colours saved.' }).waitFor();
+    const kit = (await get('/v1/brandkits')).nodes.find((k: { id: number }) => k.id === kitId);
+    assert.deepEqual(kit.colors, [
+      { name: 'Primary', hex: '#1a73e8' },
+      { name: 'Ink', hex: '#202124' },
+    ]);
+    // A duplicate name is refused with the API's sentence, and what was typed stays.
+    await page.getByLabel('Colour 2 name').fill('primary');
+    await page.getByRole('button', { name: 'Save colours' }).click();
+    await page.getByRole('alert').filter({ hasText: 'already has a colour named "primary"' }).waitFor();
+    assert.equal(await page.getByLabel('Colour 2 name').inputValue(), 'primary');
+    await page.getByRole('button', { name: 'Remove colour primary', exact: true }).click();
+    await page.getByRole('button', { name: 'Save colours' }).click();
+    await page.getByRole('status').filter({ hasText: 'Colours saved.' }).waitFor();
+    const saved = (await get('/v1/brandkits')).nodes.find((k: { id: number }) => k.id === kitId);
+    assert.deepEqual(saved.colors, [{ name: 'Primary', hex: '#1a73e8' }]);
+  });
+
+  test('brand kit assets: a PNG uploaded from disk with a progress bar is listed; a non-image says why', async () => {
+    const page = await signedIn('Editor');
+    await page.getByRole('link', { name: 'Brand kits' }).click();
+    await page.getByRole('heading', { name: 'Assets' }).waitFor();
+    const file = path.join(t.config.dataDir, 'upload-logo.png');
+    fs.writeFileSync(
+      file,
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#00ff00' } })
+        .png()
+        .toBuffer(),
+    );
+    // Records every value the progress bar shows, so the test sees it without timing the upload.
+    await page.evaluate(`(() => {
+      window.seenProgress = [];
+      new MutationObserver(() => {
+        const bar = document.querySelector('progress[aria-label="Asset upload progress"]');
+        if (bar) window.seenProgress.push(String(bar.value));
+      }).observe(document.body, { subtree: true, childList: true, attributes: true });
+    })()`);
+    await page.getByLabel('Asset files').setInputFiles(file);
+    await page.getByRole('button', { name: 'Upload assets' }).click();
+    await page.getByRole('status').filter({ hasText: '1 asset stored.' }).waitFor();
+    const card = page.getByRole('list', { name: 'Brand assets' }).getByRole('listitem', { name: 'upload-logo' });
+    await card.filter({ hasText: 'Ready, 64×48' }).waitFor();
+    const seen = (await page.evaluate('window.seenProgress')) as string[];
+    assert.ok(seen.length > 0, 'the progress bar was shown');
+    const assets = await get(`/v1/brandkit/${kitId}/assets`);
+    const stored = assets.nodes.find((a: { name: string }) => a.name === 'upload-logo');
+    assert.deepEqual([stored.status, stored.format, stored.width, stored.height], ['VALID', 'png', 64, 48]);
+
+    await page.getByLabel('Asset files').setInputFiles({
+      name: 'notes.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from('this is not an image'),
+    });
+    await page.getByRole('button', { name: 'Upload assets' }).click();
+    await page.getByRole('alert').filter({ hasText: 'notes.png: is not an image, audio or video file' }).waitFor();
+  });
+
   test('a Viewer sees the brand kits without write controls and no Team or Webhooks pages', async () => {
     const page = await signedIn('Viewer');
     await page.getByRole('link', { name: 'Brand kits' }).click();
     await page.getByRole('heading', { name: 'Fonts' }).waitFor();
     assert.equal(await page.getByLabel('Font files').count(), 0);
     assert.equal(await page.getByLabel('Asset link').count(), 0);
+    assert.equal(await page.getByLabel('Asset files').count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Save colours' }).count(), 0);
+    await page.getByRole('list', { name: 'Brand colours' }).getByText('Primary').waitFor();
     assert.equal(await page.getByRole('link', { name: 'Webhooks' }).count(), 0);
     assert.equal(await page.getByRole('link', { name: 'Team' }).count(), 0);
   });

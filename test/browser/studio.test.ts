@@ -93,6 +93,16 @@ describe('the studio in Chromium', () => {
     for (const design of DEMO_DESIGNS) {
       await page.getByRole('listitem', { name: design.name }).waitFor();
     }
+    // Thumbnails are drawn by background jobs after the demo import: for the README's screenshot, reload until the
+    // grid has them (bounded; the screenshot is taken either way) and every one has decoded.
+    for (let i = 0; i < 20 && (await page.locator('.card img').count()) < DEMO_DESIGNS.length; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await page.reload();
+      await page.getByRole('listitem', { name: DEMO_DESIGNS[0].name }).waitFor();
+    }
+    await page.waitForFunction(
+      '[...document.querySelectorAll(".card img")].every((img) => img.complete && img.naturalWidth > 0)',
+    );
     await page.screenshot({ path: 'docs/img/studio-designs.png' });
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in to Placard' }).waitFor();
@@ -220,7 +230,7 @@ describe('the studio in Chromium', () => {
     const { page } = await invited('Editor');
     const name = DEMO_DESIGNS[0].name;
     await page.getByRole('button', { name: `Copy share link of ${name}` }).click();
-    const url = await page.getByLabel(`Share link of ${name}`).inputValue();
+    const url = await page.getByRole('textbox', { name: `Share link of ${name}` }).inputValue();
     const reviewer = await newPage();
     await reviewer.goto(url);
     await reviewer.getByLabel('Your name').fill('Rita <b>Reviewer</b>');

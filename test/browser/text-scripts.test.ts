@@ -15,7 +15,7 @@ import { textKind } from '../../src/elements/text/index.js';
 import type { TextElement } from '../../src/elements/text/schema.js';
 import { fontFiles } from '../../src/render/text/fonts.js';
 import { layoutWithFonts, textBoxOf } from '../../src/render/text/text-paint.js';
-import { AD_ORIGIN, CHROMIUM, launchBrowser, servePackage } from './browser.js';
+import { AD_ORIGIN, launchBrowser, servePackage } from './browser.js';
 
 const PAD = 20;
 /** Line bands compared (the box is this many lines tall; the copy takes at most this many in every role). */
@@ -83,7 +83,6 @@ const COPY: Array<{ script: string; text: string; align: TextElement['align'] }>
 
 let browser: Browser | undefined;
 before(async () => {
-  assert.ok(fs.existsSync(CHROMIUM), `Chromium is needed at ${CHROMIUM}: apt-get install chromium`);
   browser = await launchBrowser();
 });
 after(async () => {

@@ -15,6 +15,7 @@ import { readDocument } from '../../src/domain/design.schema.js';
 import { exportFileName, safeFileStem } from '../../src/domain/export-plan.js';
 import { AppError } from '../../src/errors.js';
 import { catalogueFonts } from '../../src/render/text/fonts.js';
+import { pdfInfo } from '../helpers/pdf.js';
 
 const MAIN = path.resolve('src/main.ts');
 const SET = path.resolve('test/render/fixtures/cli-set.json');
@@ -85,16 +86,10 @@ function close(actual: Rgb, expected: Rgb, tolerance = 6) {
   );
 }
 
-function pdfinfo(file: string): Record<string, string> {
-  const run = spawnSync('pdfinfo', [file], { encoding: 'utf8' });
-  assert.equal(run.status, 0, run.stderr);
-  return Object.fromEntries(
-    run.stdout
-      .split('\n')
-      .map((line) => /^([^:]+):\s+(.*)$/.exec(line))
-      .filter((m) => m !== null)
-      .map((m) => [m[1], m[2].trim()]),
-  );
+/** Pages, page size (points) and title of a PDF, read with pdf.js. */
+async function pdfSummary(file: string) {
+  const { pages, page, info } = await pdfInfo(file);
+  return { pages, width: page[0].width, height: page[0].height, title: info.Title };
 }
 
 /** The API's error for the same input, as the command prints it first. */
@@ -149,10 +144,8 @@ describe('placard render: formats', () => {
     const out = fresh('leader.pdf');
     const run = await render(SET, '--format', 'pdf', '--size', '728x90', '--out', out);
     assert.equal(run.status, 0, run.stderr);
-    const info = pdfinfo(out);
-    assert.equal(info.Pages, '2');
-    assert.equal(info['Page size'], '546 x 67.5 pts');
-    assert.equal(info.Title, 'Spring: sale/2026');
+    const info = await pdfSummary(out);
+    assert.deepEqual(info, { pages: 2, width: 546, height: 67.5, title: 'Spring: sale/2026' });
 
     const print = fresh('leader-print.pdf');
     const second = await render(
@@ -172,13 +165,13 @@ describe('placard render: formats', () => {
       ...['--format', 'pdf', '--size', 'leader1', '--pdf-preset', 'PDF_PRINT', '--slide', '1', '--out', print],
     );
     assert.equal(printed.status, 0, printed.stderr);
-    const printInfo = pdfinfo(print);
-    assert.equal(printInfo.Pages, '1');
-    const [width, , height] = printInfo['Page size'].split(' ').map(Number);
+    const printInfo = await pdfSummary(print);
+    assert.equal(printInfo.pages, 1);
+    const { width, height } = printInfo;
     const bleed = (2 * 3 * 72) / 25.4;
     assert.ok(
       Math.abs(width - (546 + bleed)) < 0.01 && Math.abs(height - (67.5 + bleed)) < 0.01,
-      printInfo['Page size'],
+      `${width} x ${height} pts`,
     );
   });
 });
@@ -214,7 +207,7 @@ describe('placard render: changes and sets', () => {
     const pdf = await render(SET, '--format', 'pdf', '--out', pdfs);
     assert.equal(pdf.status, 0, pdf.stderr);
     assert.deepEqual(fs.readdirSync(pdfs).sort(), [`${STEM}-300x250.pdf`, `${STEM}-728x90.pdf`]);
-    assert.equal(pdfinfo(path.join(pdfs, `${STEM}-728x90.pdf`)).Pages, '2');
+    assert.equal((await pdfSummary(path.join(pdfs, `${STEM}-728x90.pdf`))).pages, 2);
   });
 
   test('sizes that share their dimensions do not overwrite each other', async () => {

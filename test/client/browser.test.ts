@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { CHROMIUM, launchBrowser } from '../browser/browser.js';
+import { launchBrowser } from '../browser/browser.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -22,7 +22,6 @@ describe('@placard/client in a browser', () => {
   let page: Page;
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM)) assert.fail(`no browser at ${CHROMIUM}: apt-get install -y chromium`);
     if (!fs.existsSync(path.join(DIST, 'index.js'))) assert.fail('the client is not built: run `npm install`');
     const port = await freePort();
     t = await startTestApp();

@@ -291,6 +291,49 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueueUnder
         assert.equal(await queue.depth(), 0);
       }));
 
+    test('finishedSince counts the jobs of a kind finished since a time, failed ones included', () =>
+      withQueue(async ({ queue }) => {
+        const since = Date.now() - 1;
+        queue.process(
+          'export.creative',
+          async (job) => {
+            if (job.payload.creativeId === 'bad') throw new Error('no');
+          },
+          { concurrency: 2, onExhausted: async () => {} },
+        );
+        await queue.start();
+        for (const id of ['a', 'b', 'bad']) {
+          await queue.enqueue('export.creative', { exportId: 'e', creativeId: id }, { jobId: id, maxAttempts: 1 });
+        }
+        await queue.idle();
+        assert.equal(await queue.finishedSince('export.creative', since), 3);
+        assert.equal(await queue.finishedSince('webhook.deliver', since), 0);
+        assert.equal(await queue.finishedSince('export.creative', Date.now() + 60_000), 0);
+      }));
+
+    // Issue 14: on BullMQ a grouped job (an export's render) started before stop() was not waited for — its entry
+    // was registered only after the fair clock's update — so it went on writing after the process had closed.
+    test('stop() waits for a running job of a group to finish', () =>
+      withQueue(async ({ queue }) => {
+        const running = deferred();
+        let finished = false;
+        queue.process(
+          'export.creative',
+          async () => {
+            running.resolve();
+            await sleep(100);
+            finished = true;
+          },
+          { concurrency: 1 },
+        );
+        await queue.start();
+        await queue.enqueue('export.creative', { exportId: 'e', creativeId: 'c' }, { group: 'team:1' });
+        await running.promise;
+        await queue.stop(10_000);
+        assert.equal(finished, true);
+        assert.equal(await queue.depth(), 0);
+      }));
+
     /** Runs a job that is still running when stop's grace ends, then lets `next` of the queue take it up. */
     async function handBack(queue: JobQueue, next: (handler: JobHandler<'export.creative'>) => Promise<JobQueue>) {
       const attempts: number[] = [];

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { actionById, actionByName, CATALOGUE_RELEASED_AT, WEBHOOK_ACTIONS } from '../../src/events/catalogue.js';
 
 describe('webhook action catalogue', () => {
-  test('holds the actions of SPEC §8 and the brand font actions with their ids', () => {
+  test('holds the actions of SPEC §8, the brand font and the batch actions with their ids', () => {
     assert.deepEqual(
       WEBHOOK_ACTIONS.map((a) => [a.id, a.name]),
       [
@@ -24,6 +24,8 @@ describe('webhook action catalogue', () => {
         [14, 'brandkit/fontRemoved'],
         [15, 'shareLink/comment'],
         [16, 'shareLink/review'],
+        [17, 'batch/completed'],
+        [18, 'batch/row.failed'],
       ],
     );
   });
@@ -42,7 +44,8 @@ describe('webhook action catalogue', () => {
   test('looks actions up by id and by name', () => {
     assert.equal(actionById(9)?.name, 'user/create');
     assert.equal(actionById(0), undefined);
-    assert.equal(actionById(17), undefined);
+    assert.equal(actionById(17)?.name, 'batch/completed');
+    assert.equal(actionById(19), undefined);
     assert.equal(actionByName('export/failed').id, 2);
   });
 });

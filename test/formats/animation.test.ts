@@ -2,15 +2,12 @@
 // element faded out is gone, one blurred out is blurred, in the PNG and the PDF alike); renderFrameAt walks the slides;
 // blur keeps its size in design px at any output scale.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { type DesignDocument, readDocument } from '../../src/domain/design.schema.js';
 import { FINAL_FRAME } from '../../src/domain/timeline.js';
 import { renderPdf } from '../../src/formats/pdf/pdf.js';
 import { encodeFrame, renderFrameAt, renderImage } from '../../src/formats/pipeline.js';
+import { renderPdfPage } from '../helpers/pdf.js';
 import { assertPixel, decodePng, type Pixels } from '../render/pixels.js';
 
 const WHITE = [255, 255, 255, 255];
@@ -166,13 +163,8 @@ describe('stills show the final state', () => {
   });
 
   test('the PDF page shows the same final state as the PNG', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-motion-'));
-    after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    fs.writeFileSync(path.join(dir, 'p.pdf'), await renderPdf(outs, 0));
     // 100 x 80 px is 75 x 60 pt: at 96 dpi a page pixel is a design pixel.
-    const run = spawnSync('pdftoppm', ['-r', '96', '-singlefile', '-png', 'p.pdf', 'p'], { cwd: dir });
-    assert.equal(run.status, 0, String(run.stderr));
-    const page = decodePng(fs.readFileSync(path.join(dir, 'p.png')));
+    const page = decodePng(await renderPdfPage(await renderPdf(outs, 0), 1, 96));
     const difference = meanDifference(page, await at(outs));
     assert.ok(difference < 3, `mean difference ${difference}`);
   });

@@ -142,7 +142,7 @@ async function renderTo(job: {
 }): Promise<Buffer> {
   const settings = formatOf(job.format).defaults((job.settings ?? {}) as never);
   const outcome = await render({ sizeIndex: 0, slideIndex: 0, ...job, settings } as RenderJob);
-  if (!outcome.ok) throw new Error(`${outcome.code}: ${outcome.message}`);
+  if (!outcome.ok) throw new Error('code' in outcome ? `${outcome.code}: ${outcome.message}` : 'no document');
   return Buffer.from(outcome.bytes);
 }
 

@@ -46,6 +46,31 @@ describe('createRenderPool', () => {
     assertPixel(decodePng(pooled), 110, 10, [...QUADRANTS.topLeft, 255]);
   });
 
+  test('a keyed document is sent to a thread once: later jobs of the key render the copy the thread keeps', async () => {
+    const single = createRenderPool({ threads: 1, allowPrivateUrls: true });
+    try {
+      const solid = (colour: string) =>
+        readDocument({
+          name: 'solid',
+          sizes: [
+            { name: 's', width: 20, height: 20, backgroundColor: colour, slides: [{ duration: 5, elements: [] }] },
+          ],
+        });
+      const job = (document: ReturnType<typeof solid>, documentKey: string) =>
+        ({ document, documentKey, sizeIndex: 0, slideIndex: 0, format: 'png', settings: { scale: 1 } }) as const;
+      const key = `red-${Math.random()}`;
+      // The thread does not keep the key yet: it asks, and gets the document whole.
+      assertPixel(decodePng(Buffer.from(await single.render(job(solid('#FF0000'), key)))), 10, 10, [255, 0, 0, 255]);
+      // Same key, other content (a broken promise of the caller's): the thread's copy shows it was not sent again.
+      assertPixel(decodePng(Buffer.from(await single.render(job(solid('#0000FF'), key)))), 10, 10, [255, 0, 0, 255]);
+      // Another key is sent, and drawn.
+      const blue = `blue-${Math.random()}`;
+      assertPixel(decodePng(Buffer.from(await single.render(job(solid('#0000FF'), blue)))), 10, 10, [0, 0, 255, 255]);
+    } finally {
+      await single.close();
+    }
+  });
+
   test('scale, format and quality reach the worker', async () => {
     const doc = media.fixture('shapes');
     const jpg = await pool.render({

@@ -13,6 +13,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { RenderPool } from '../../src/formats/pool.js';
 import type { App } from '../../src/http/types.js';
+import type { JobQueue } from '../../src/jobs/job-queue.js';
 import { openRuntime, type Runtime } from '../../src/runtime.js';
 import { createTeamService, type NewTeam } from '../../src/services/team.service.js';
 import { deleteKeysWithPrefix, openRedis } from '../../src/storage/redis.js';
@@ -58,6 +59,8 @@ export interface TestOptions extends TestConfig {
   renderPool?: RenderPool;
   /** Waits between webhook delivery attempts (the service's default is 10 s … 6 h). Default [50, 100, 200]. */
   webhookRetryDelaysMs?: readonly number[];
+  /** Wraps the runtime's job queue for the app (a test that stubs what the queue reports, e.g. finishedSince). */
+  wrapJobs?: (jobs: JobQueue) => JobQueue;
   /** Called with the built app before `app.ready()`, e.g. to register a route that only a test needs. */
   beforeReady?: (app: App) => void;
 }
@@ -76,7 +79,7 @@ export function linkExpiry(url: string): number {
 }
 
 export async function startTestApp(options: TestOptions = {}): Promise<TestApp> {
-  const { beforeReady, renderPool, webhookRetryDelaysMs = [50, 100, 200], ...overrides } = options;
+  const { beforeReady, renderPool, wrapJobs, webhookRetryDelaysMs = [50, 100, 200], ...overrides } = options;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-test-'));
   const serverUrl = process.env.DATABASE_URL || null;
   let databaseUrl: string | null = null;
@@ -105,12 +108,13 @@ export async function startTestApp(options: TestOptions = {}): Promise<TestApp> 
     redisPrefix,
     s3: bucket?.settings ?? null,
     ...overrides,
-    rateLimit: { ...base.rateLimit, exports: 10_000, other: 10_000, ...overrides.rateLimit },
+    rateLimit: { ...base.rateLimit, exports: 10_000, other: 10_000, invalidExports: 10_000, ...overrides.rateLimit },
   });
   const runtime = await openRuntime(config);
   const app = await buildApp({
     ...runtime,
     renderPool: renderPool ?? runtime.renderPool,
+    jobs: wrapJobs ? wrapJobs(runtime.jobs) : runtime.jobs,
     logger: false,
     webhookRetryDelaysMs,
   });

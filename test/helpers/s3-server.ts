@@ -103,18 +103,27 @@ export async function createTestBucket(): Promise<TestBucket> {
     client,
     keys,
     async remove() {
-      const all = await keys();
-      for (let i = 0; i < all.length; i += 1000) {
-        await client.send(
-          new DeleteObjectsCommand({
-            Bucket: bucket,
-            Delete: { Objects: all.slice(i, i + 1000).map((Key) => ({ Key })) },
-          }),
-        );
+      try {
+        const all = await keys();
+        for (let i = 0; i < all.length; i += 1000) {
+          await client.send(
+            new DeleteObjectsCommand({
+              Bucket: bucket,
+              Delete: { Objects: all.slice(i, i + 1000).map((Key) => ({ Key })) },
+            }),
+          );
+        }
+        await client.send(new DeleteBucketCommand({ Bucket: bucket }));
+      } catch (error) {
+        // Clean-up only: a test that passed must not fail because s3rver refused a bulk delete ("internal error"
+        // after a batch's 2,000 files); the s3rver of this process and its directory go away below anyway.
+        process.stderr.write(`test bucket ${bucket} was not removed: ${(error as Error).message}\n`);
+      } finally {
+        // Even when removing failed (a file written after its store closed): a running s3rver holds the process, and
+        // the file's failure became a 600 s hang of the runner instead of an error (issue 14).
+        client.destroy();
+        if (--open === 0) await stopS3Server();
       }
-      await client.send(new DeleteBucketCommand({ Bucket: bucket }));
-      client.destroy();
-      if (--open === 0) await stopS3Server();
     },
   };
 }

@@ -18,6 +18,7 @@ const EDIT_PATH = /^\/app\/designs\/([A-Za-z0-9]+)\/edit$/;
 // Pages beyond the first view load on demand, keeping the first load within its budget.
 const BrandKits = lazy(() => import('./pages/BrandKits'));
 const Webhooks = lazy(() => import('./pages/Webhooks'));
+const Batches = lazy(() => import('./pages/Batches'));
 
 export function App() {
   const path = usePath();
@@ -53,6 +54,9 @@ function Shell({ user, path }: { user: SessionUser; path: string }) {
           </a>
           <a href="/app/brandkits" onClick={link('/app/brandkits')} aria-current={path.startsWith('/app/brandkits') ? 'page' : undefined}>
             Brand kits
+          </a>
+          <a href="/app/batches" onClick={link('/app/batches')} aria-current={path.startsWith('/app/batches') ? 'page' : undefined}>
+            Batches
           </a>
           {canManage(user) && (
             <a href="/app/webhooks" onClick={link('/app/webhooks')} aria-current={path.startsWith('/app/webhooks') ? 'page' : undefined}>
@@ -90,6 +94,7 @@ function pageOf(path: string, user: SessionUser) {
   if (path.startsWith('/app/team') && canManage(user)) return <Team />;
   if (path.startsWith('/app/webhooks') && canManage(user)) return <Webhooks />;
   if (path.startsWith('/app/brandkits')) return <BrandKits user={user} />;
+  if (path.startsWith('/app/batches')) return <Batches user={user} />;
   return <Designs user={user} />;
 }
 

@@ -93,3 +93,10 @@ export function upload<T>(url: string, form: FormData, onProgress: (fraction: nu
     xhr.send(form);
   });
 }
+
+/** A design as the designs list answers it (GET /v1/templates): the pages that act on one design take this. */
+export interface DesignNode {
+  id: string;
+  name: string;
+  thumbUrl: string | null;
+}

@@ -29,6 +29,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -50,6 +57,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -107,6 +121,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -128,6 +149,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -149,6 +177,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -203,6 +238,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -224,6 +266,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A render URL is unsigned, or its signature does not match its path and query (docs/render-urls.md).",
+                         *       "code": "INVALID_SIGNATURE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -245,6 +294,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -266,6 +322,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -287,6 +350,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The service is shutting down, its queue is full, or an export's expected wait passes PLACARD_MAX_QUEUE_WAIT_SECONDS; see Retry-After.",
+                         *       "code": "UNAVAILABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -343,6 +413,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -364,6 +441,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A render URL is unsigned, or its signature does not match its path and query (docs/render-urls.md).",
+                         *       "code": "INVALID_SIGNATURE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -385,6 +469,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -406,6 +497,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -427,6 +525,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The service is shutting down, its queue is full, or an export's expected wait passes PLACARD_MAX_QUEUE_WAIT_SECONDS; see Retry-After.",
+                         *       "code": "UNAVAILABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -484,6 +589,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -505,6 +617,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -559,6 +678,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -580,6 +706,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -686,6 +819,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -707,6 +847,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -728,6 +875,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -759,6 +913,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "author": "Dana (client)",
+                     *       "text": "Can the button be larger?",
+                     *       "position": {
+                     *         "sizeHash": "p4w8z1c",
+                     *         "x": 70,
+                     *         "y": 222
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         author: string;
                         /**
@@ -826,6 +991,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -847,6 +1019,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -868,6 +1047,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -889,6 +1075,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -910,6 +1103,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -931,6 +1131,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A size hash is not one of the design.",
+                         *       "code": "UNKNOWN_SIZE_HASH",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -952,6 +1159,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -998,6 +1212,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "resolved": true
+                     *     }
+                     */
                     "application/json": {
                         resolved: boolean;
                     };
@@ -1024,6 +1243,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1045,6 +1271,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1066,6 +1299,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1111,6 +1351,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "author": "Dana (client)",
+                     *       "decision": "approve",
+                     *       "text": "Good to go."
+                     *     }
+                     */
                     "application/json": {
                         author: string;
                         /** @enum {unknown} */
@@ -1139,6 +1386,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1160,6 +1414,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1181,6 +1442,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1198,6 +1466,127 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/thumbnails/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A design's thumbnail through the signed thumbUrl given while it was still being drawn
+         * @description Answers the PNG once the thumbnail exists; until then 404 with `Retry-After` (seconds). A link past its expiry is a 403: list the design again for a fresh thumbUrl.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Expiry, Unix seconds */
+                    exp: string;
+                    /** @description HMAC signature of the design hash and expiry */
+                    sig: string;
+                };
+                header?: never;
+                path: {
+                    file: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1251,6 +1640,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1272,6 +1668,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1293,6 +1696,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1367,6 +1777,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1388,6 +1805,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1409,6 +1833,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1486,6 +1917,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1507,6 +1945,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1528,6 +1973,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1614,6 +2066,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1635,6 +2094,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1656,6 +2122,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1677,6 +2150,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1708,6 +2188,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "CI pipeline",
+                     *       "userId": 3
+                     *     }
+                     */
                     "application/json": {
                         name: string;
                         userId?: number;
@@ -1746,6 +2232,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1767,6 +2260,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1788,6 +2288,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1809,6 +2316,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1830,6 +2344,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1851,6 +2372,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1872,6 +2400,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1893,6 +2428,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1920,6 +2462,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "clientId": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         clientId: string;
@@ -1947,6 +2494,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1968,6 +2522,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -1989,6 +2550,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2010,6 +2578,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2031,6 +2606,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2093,6 +2675,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2114,6 +2703,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2135,6 +2731,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2179,6 +2782,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "Qm9vbGVhbkZsYWdzLUFyZS1Ob3QtU2VjcmV0cy1PSy0",
+                     *       "password": "correct horse battery staple"
+                     *     }
+                     */
                     "application/json": {
                         /** @description 10 to 200 characters; stored only as a scrypt hash */
                         password: string;
@@ -2217,6 +2826,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2238,6 +2854,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2259,6 +2882,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2280,6 +2910,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2301,6 +2938,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2322,6 +2966,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2367,6 +3018,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "ada@example.com",
+                     *       "password": "correct horse battery staple"
+                     *     }
+                     */
                     "application/json": {
                         email: string;
                         password: string;
@@ -2403,6 +3060,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2424,6 +3088,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The clientId and clientSecret pair is wrong.",
+                         *       "code": "INVALID_CREDENTIALS",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2445,6 +3116,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2466,6 +3144,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2487,6 +3172,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2508,6 +3200,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2570,6 +3269,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not valid JSON.",
+                         *       "code": "INVALID_JSON",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2591,6 +3297,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A state-changing request authenticated by the session cookie came from another site, or without the X-CSRF-Token header of its session.",
+                         *       "code": "CSRF_REJECTED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2612,6 +3325,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2633,6 +3353,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2654,6 +3381,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2675,6 +3409,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2737,6 +3478,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2758,6 +3506,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2779,6 +3534,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A state-changing request authenticated by the session cookie came from another site, or without the X-CSRF-Token header of its session.",
+                         *       "code": "CSRF_REJECTED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2800,6 +3562,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2821,6 +3590,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2842,6 +3618,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2863,6 +3646,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2932,6 +3722,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2953,6 +3750,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -2974,6 +3778,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3021,6 +3832,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "clientId": "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+                     *       "clientSecret": "pk_live_3q9XbV7mTz2LwR8sYc4N"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uuid
@@ -3039,6 +3856,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIzIn0.c2lnbmF0dXJl",
+                         *       "response": {
+                         *         "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIzIn0.c2lnbmF0dXJl",
+                         *         "tokenType": "Bearer",
+                         *         "expiresIn": 3600
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 /** @description Seconds until the token expires */
@@ -3059,6 +3886,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3080,6 +3914,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The clientId and clientSecret pair is wrong.",
+                         *       "code": "INVALID_CREDENTIALS",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3101,6 +3942,2472 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List batches
+         * @description Extension. The batches of the projects the caller sees, newest first (SPEC §4 paging).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The endCursor of the previous page */
+                    cursor?: string;
+                    /** @description Page size, default 20, at most 100 */
+                    limit?: number;
+                    orderBy?: "ID" | "NAME" | "CREATED_AT" | "UPDATED_AT";
+                    orderDirection?: "ASC" | "DESC";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                nodes: {
+                                    counts: {
+                                        cancelled: number;
+                                        failed: number;
+                                        pending: number;
+                                        running: number;
+                                        skipped: number;
+                                        succeeded: number;
+                                    };
+                                    createdAt: string;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    /** @description Settled rows / rowCount, 0..1 */
+                                    progress: number;
+                                    resultsUrl: string | null;
+                                    rowCount: number;
+                                    /** @enum {unknown} */
+                                    status: "pending" | "running" | "complete" | "completeWithError" | "failed" | "cancelled";
+                                    templateHash: string;
+                                    type: string;
+                                    updatedAt: string;
+                                    zipUrl: string | null;
+                                }[];
+                                pageInfo: {
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
+                                    hasNextPage: boolean;
+                                };
+                                totalCount: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_CURSOR */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Start a batch: one template, a mapping, many rows
+         * @description Extension. Answers once every row is stored; rows render in the background. The rows come as `rows` (JSON objects), `csv` (CSV or TSV text with a header line; UTF-8 with or without BOM, quoted fields, embedded newlines), `feedUrl` (a CSV/TSV file or an RSS/Atom feed, Google Merchant `g:` fields named without the prefix: `g:price` → `price`), or as multipart/form-data with a `file` part and the other fields as text parts (mapping, exportSettings, generalSettings as JSON text). At most 100000 rows and 50 MiB. Errors of the whole input (a mapped column missing, a ragged row, invalid UTF-8, an unknown column or formatter) refuse the request naming the line; a value one row cannot take fails that row only. Rows whose changes were rendered before (the same template revision, type, settings and values) reuse those files. A batch counts as one request against the rate limit.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "templateHash": "k3x9q2m",
+                     *       "type": "png",
+                     *       "csv": "sku,title,price\nA-1,Linen shirt,39.9\nA-2,Canvas tote,24\n",
+                     *       "rowKey": "sku",
+                     *       "mapping": [
+                     *         {
+                     *           "elementName": "headline",
+                     *           "attribute": "LABEL",
+                     *           "value": "{title}"
+                     *         },
+                     *         {
+                     *           "elementName": "cta",
+                     *           "attribute": "LABEL",
+                     *           "value": "Now {price|currency:EUR:de-DE}"
+                     *         }
+                     *       ],
+                     *       "webhookUrl": "https://hooks.example.com/placard"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Each row also becomes a design (apiGenerated), as export-with-changes does; default false */
+                        createDesigns?: boolean;
+                        /** @description The rows as CSV or TSV text with a header line (delimiter sniffed) */
+                        csv?: string;
+                        /** @description Settings of the export; a setting that does not apply to the type is ignored, one out of its domain is a 400 */
+                        exportSettings?: {
+                            /** @description Design sets: only these sizes are generated (an unknown hash is a 422 UNKNOWN_SIZE_HASH) */
+                            allowedSizeHashesOnly?: string[];
+                            /**
+                             * Format: uri
+                             * @description HTML
+                             */
+                            clickTagUrl?: string;
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
+                            convertCustomFonts?: boolean;
+                            /**
+                             * @description GIF: default highQuality
+                             * @enum {unknown}
+                             */
+                            gifPreset?: "highQuality" | "optimized" | "static";
+                            /** @description HTML: add a JPG fallback image to the zip */
+                            includeFallbackImage?: boolean;
+                            /** @description HTML */
+                            minifyHtml?: boolean;
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
+                            networkId?: number;
+                            /**
+                             * @description PDF: default PDF_STANDARD
+                             * @enum {unknown}
+                             */
+                            pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
+                            /**
+                             * @description Every type: off (no checks), warn (default: each creative lists its findings), fail (a file with an error finding is not made; it fails with PREFLIGHT_FAILED)
+                             * @enum {unknown}
+                             */
+                            preflight?: "off" | "warn" | "fail";
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
+                            quality?: number;
+                            /** @description HTML: also save retina images */
+                            retina?: boolean;
+                            /** @description HTML: exclude non-retina images from the zip */
+                            retinaOnly?: boolean;
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
+                            scale?: number;
+                            /** @description PDF: slides to export, counting from 0; default every slide */
+                            slide?: number[];
+                            /** @description MP4: frame rate, default 30 */
+                            targetFPS?: number;
+                            /**
+                             * @description HTML
+                             * @enum {unknown}
+                             */
+                            urlTarget?: "_blank" | "_self" | "_top" | "_parent";
+                            /** @description HTML */
+                            useAsClickTag?: boolean;
+                        };
+                        /**
+                         * Format: uri
+                         * @description A CSV/TSV file or an RSS/Atom feed (Google Merchant g: fields) fetched through the guarded fetcher
+                         */
+                        feedUrl?: string;
+                        generalSettings?: {
+                            /** @description Folder for the new design; default: the root of the project */
+                            newDesignFolderId?: number;
+                            /** @description Name of the new design, also used in the downloaded file names; default: the template's + " (API)" */
+                            newDesignName?: string;
+                            /** @description Project that receives the new design; default: the template's */
+                            newDesignProjectId?: number;
+                        };
+                        mapping: {
+                            /** @description The attribute changed, as in elementsChanges (TEXT, SOURCE, COLOR, VISIBILITY …) */
+                            attribute: string;
+                            /** @description An element of the template, by name */
+                            elementName: string;
+                            /** @description A template over the row: `{title}`, `{title} – {price}`, `{price|currency:EUR:de-DE}`, `{price|number:2:de-DE}`, `{date|date:medium:fr-FR}`, `{name|upper}`, `{name|lower}`; `{{` and `}}` are braces. VISIBILITY takes true/false/yes/no/1/0/on/off. */
+                            value: string;
+                        }[];
+                        /** @description Path of each file in the zip: {key} {index} {name} {width} {height} {ext} and any column, e.g. `{key}/{name}-{width}x{height}`; default `{key}/<design name>-<W>x<H>.<ext>` */
+                        naming?: string;
+                        /** @description Also send batch/row.failed to webhookUrl for each failed row; default false */
+                        notifyRowFailures?: boolean;
+                        /**
+                         * @description What a row with a preflight error does: render it anyway (default; findings listed), skip it, or fail it
+                         * @enum {unknown}
+                         */
+                        onFindings?: "render" | "skip" | "fail";
+                        /** @description The column that identifies a row; default the row's number counting from 1 */
+                        rowKey?: string;
+                        /** @description The rows as JSON objects (column → string, number, boolean or null) */
+                        rows?: {
+                            [key: string]: string | number | boolean | null;
+                        }[];
+                        /** @description Design hash: 7 lowercase letters or digits */
+                        templateHash: string;
+                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, avif, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
+                        type: string;
+                        /**
+                         * Format: uri
+                         * @description Receives batch/completed once the batch ends
+                         */
+                        webhookUrl?: string;
+                    };
+                    /**
+                     * @example {
+                     *       "templateHash": "k3x9q2m",
+                     *       "type": "png",
+                     *       "csv": "sku,title,price\nA-1,Linen shirt,39.9\nA-2,Canvas tote,24\n",
+                     *       "rowKey": "sku",
+                     *       "mapping": [
+                     *         {
+                     *           "elementName": "headline",
+                     *           "attribute": "LABEL",
+                     *           "value": "{title}"
+                     *         },
+                     *         {
+                     *           "elementName": "cta",
+                     *           "attribute": "LABEL",
+                     *           "value": "Now {price|currency:EUR:de-DE}"
+                     *         }
+                     *       ],
+                     *       "webhookUrl": "https://hooks.example.com/placard"
+                     *     }
+                     */
+                    "multipart/form-data": {
+                        /** @description Each row also becomes a design (apiGenerated), as export-with-changes does; default false */
+                        createDesigns?: boolean;
+                        /** @description The rows as CSV or TSV text with a header line (delimiter sniffed) */
+                        csv?: string;
+                        /** @description Settings of the export; a setting that does not apply to the type is ignored, one out of its domain is a 400 */
+                        exportSettings?: {
+                            /** @description Design sets: only these sizes are generated (an unknown hash is a 422 UNKNOWN_SIZE_HASH) */
+                            allowedSizeHashesOnly?: string[];
+                            /**
+                             * Format: uri
+                             * @description HTML
+                             */
+                            clickTagUrl?: string;
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
+                            convertCustomFonts?: boolean;
+                            /**
+                             * @description GIF: default highQuality
+                             * @enum {unknown}
+                             */
+                            gifPreset?: "highQuality" | "optimized" | "static";
+                            /** @description HTML: add a JPG fallback image to the zip */
+                            includeFallbackImage?: boolean;
+                            /** @description HTML */
+                            minifyHtml?: boolean;
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
+                            networkId?: number;
+                            /**
+                             * @description PDF: default PDF_STANDARD
+                             * @enum {unknown}
+                             */
+                            pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
+                            /**
+                             * @description Every type: off (no checks), warn (default: each creative lists its findings), fail (a file with an error finding is not made; it fails with PREFLIGHT_FAILED)
+                             * @enum {unknown}
+                             */
+                            preflight?: "off" | "warn" | "fail";
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
+                            quality?: number;
+                            /** @description HTML: also save retina images */
+                            retina?: boolean;
+                            /** @description HTML: exclude non-retina images from the zip */
+                            retinaOnly?: boolean;
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
+                            scale?: number;
+                            /** @description PDF: slides to export, counting from 0; default every slide */
+                            slide?: number[];
+                            /** @description MP4: frame rate, default 30 */
+                            targetFPS?: number;
+                            /**
+                             * @description HTML
+                             * @enum {unknown}
+                             */
+                            urlTarget?: "_blank" | "_self" | "_top" | "_parent";
+                            /** @description HTML */
+                            useAsClickTag?: boolean;
+                        };
+                        /**
+                         * Format: uri
+                         * @description A CSV/TSV file or an RSS/Atom feed (Google Merchant g: fields) fetched through the guarded fetcher
+                         */
+                        feedUrl?: string;
+                        generalSettings?: {
+                            /** @description Folder for the new design; default: the root of the project */
+                            newDesignFolderId?: number;
+                            /** @description Name of the new design, also used in the downloaded file names; default: the template's + " (API)" */
+                            newDesignName?: string;
+                            /** @description Project that receives the new design; default: the template's */
+                            newDesignProjectId?: number;
+                        };
+                        mapping: {
+                            /** @description The attribute changed, as in elementsChanges (TEXT, SOURCE, COLOR, VISIBILITY …) */
+                            attribute: string;
+                            /** @description An element of the template, by name */
+                            elementName: string;
+                            /** @description A template over the row: `{title}`, `{title} – {price}`, `{price|currency:EUR:de-DE}`, `{price|number:2:de-DE}`, `{date|date:medium:fr-FR}`, `{name|upper}`, `{name|lower}`; `{{` and `}}` are braces. VISIBILITY takes true/false/yes/no/1/0/on/off. */
+                            value: string;
+                        }[];
+                        /** @description Path of each file in the zip: {key} {index} {name} {width} {height} {ext} and any column, e.g. `{key}/{name}-{width}x{height}`; default `{key}/<design name>-<W>x<H>.<ext>` */
+                        naming?: string;
+                        /** @description Also send batch/row.failed to webhookUrl for each failed row; default false */
+                        notifyRowFailures?: boolean;
+                        /**
+                         * @description What a row with a preflight error does: render it anyway (default; findings listed), skip it, or fail it
+                         * @enum {unknown}
+                         */
+                        onFindings?: "render" | "skip" | "fail";
+                        /** @description The column that identifies a row; default the row's number counting from 1 */
+                        rowKey?: string;
+                        /** @description The rows as JSON objects (column → string, number, boolean or null) */
+                        rows?: {
+                            [key: string]: string | number | boolean | null;
+                        }[];
+                        /** @description Design hash: 7 lowercase letters or digits */
+                        templateHash: string;
+                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, avif, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
+                        type: string;
+                        /**
+                         * Format: uri
+                         * @description Receives batch/completed once the batch ends
+                         */
+                        webhookUrl?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                batch: {
+                                    counts: {
+                                        cancelled: number;
+                                        failed: number;
+                                        pending: number;
+                                        running: number;
+                                        skipped: number;
+                                        succeeded: number;
+                                    };
+                                    createdAt: string;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    /** @description Settled rows / rowCount, 0..1 */
+                                    progress: number;
+                                    resultsUrl: string | null;
+                                    rowCount: number;
+                                    /** @enum {unknown} */
+                                    status: "pending" | "running" | "complete" | "completeWithError" | "failed" | "cancelled";
+                                    templateHash: string;
+                                    type: string;
+                                    updatedAt: string;
+                                    zipUrl: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, UNKNOWN_SIZE_HASH, UNPROCESSABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No size of the design has an element of this name.",
+                         *       "code": "UNKNOWN_ELEMENT",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status of a batch
+         * @description Extension. status: pending → running → complete | completeWithError (some rows failed) | failed (no row succeeded) | cancelled; counts by row status; zipUrl and resultsUrl (signed, fresh on every call) once it ended.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The batch id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                counts: {
+                                    cancelled: number;
+                                    failed: number;
+                                    pending: number;
+                                    running: number;
+                                    skipped: number;
+                                    succeeded: number;
+                                };
+                                createdAt: string;
+                                finishedAt: string | null;
+                                id: number;
+                                /** @description Settled rows / rowCount, 0..1 */
+                                progress: number;
+                                resultsUrl: string | null;
+                                rowCount: number;
+                                /** @enum {unknown} */
+                                status: "pending" | "running" | "complete" | "completeWithError" | "failed" | "cancelled";
+                                templateHash: string;
+                                type: string;
+                                updatedAt: string;
+                                zipUrl: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a batch
+         * @description Extension. Rows not started are cancelled; rows already rendering finish and keep their files. The batch then ends as cancelled with a zip of what was made.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The batch id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                batch: {
+                                    counts: {
+                                        cancelled: number;
+                                        failed: number;
+                                        pending: number;
+                                        running: number;
+                                        skipped: number;
+                                        succeeded: number;
+                                    };
+                                    createdAt: string;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    /** @description Settled rows / rowCount, 0..1 */
+                                    progress: number;
+                                    resultsUrl: string | null;
+                                    rowCount: number;
+                                    /** @enum {unknown} */
+                                    status: "pending" | "running" | "complete" | "completeWithError" | "failed" | "cancelled";
+                                    templateHash: string;
+                                    type: string;
+                                    updatedAt: string;
+                                    zipUrl: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNPROCESSABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{id}/results.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Results of a batch as CSV
+         * @description Extension. One line per row: index, key, status, files (paths in the zip), urls (signed links), errorCode, error, findings. Streamed.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The batch id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render the failed rows of a batch again
+         * @description Extension. Only failed rows (not skipped or cancelled ones, nor rows whose values cannot be mapped) run again; the batch runs until they settle and sends batch/completed again.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The batch id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                batch: {
+                                    counts: {
+                                        cancelled: number;
+                                        failed: number;
+                                        pending: number;
+                                        running: number;
+                                        skipped: number;
+                                        succeeded: number;
+                                    };
+                                    createdAt: string;
+                                    finishedAt: string | null;
+                                    id: number;
+                                    /** @description Settled rows / rowCount, 0..1 */
+                                    progress: number;
+                                    resultsUrl: string | null;
+                                    rowCount: number;
+                                    /** @enum {unknown} */
+                                    status: "pending" | "running" | "complete" | "completeWithError" | "failed" | "cancelled";
+                                    templateHash: string;
+                                    type: string;
+                                    updatedAt: string;
+                                    zipUrl: string | null;
+                                };
+                                retried: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNPROCESSABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{id}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Rows of a batch
+         * @description Extension. In input order (SPEC §4 paging); each with its key, status, findings, files and error.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The endCursor of the previous page */
+                    cursor?: string;
+                    /** @description Page size, default 20, at most 100 */
+                    limit?: number;
+                    orderBy?: "ID" | "NAME" | "CREATED_AT" | "UPDATED_AT";
+                    orderDirection?: "ASC" | "DESC";
+                    status?: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
+                };
+                header?: never;
+                path: {
+                    /** @description The batch id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                nodes: {
+                                    /** @description The files were made before for the same variant and reused */
+                                    cached: boolean;
+                                    designHash: string | null;
+                                    error: {
+                                        code: string;
+                                        message: string;
+                                    } | null;
+                                    files: {
+                                        bytes: number;
+                                        height: number;
+                                        name: string;
+                                        sizeHash: string;
+                                        url: string;
+                                        width: number;
+                                    }[];
+                                    findings: {
+                                        /**
+                                         * @description Stable identifier of the check (docs/preflight.md)
+                                         * @enum {unknown}
+                                         */
+                                        code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                        /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                        details: {
+                                            [key: string]: unknown;
+                                        };
+                                        /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                        elementName: string | null;
+                                        /** @description A sentence for people: what is wrong, measured, and what to change */
+                                        message: string;
+                                        /**
+                                         * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                         * @enum {unknown}
+                                         */
+                                        severity: "error" | "warning" | "info";
+                                        /** @description The size, by the hash the template knows it by */
+                                        sizeHash: string;
+                                        sizeName: string;
+                                        /** @description The slide, counting from 0 */
+                                        slideNumber: number;
+                                    }[];
+                                    index: number;
+                                    key: string;
+                                    line: number | null;
+                                    /** @enum {unknown} */
+                                    status: "pending" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
+                                }[];
+                                pageInfo: {
+                                    /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
+                                    endCursor: string;
+                                    hasNextPage: boolean;
+                                };
+                                totalCount: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_CURSOR */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{id}/zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every file of a batch as one zip
+         * @description Extension. `<rowKey>/<design name>-<W>x<H>.<ext>` per file, or the batch’s naming pattern; streamed, with the files of the rows succeeded so far.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The batch id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a batch and preview its first rows, storing nothing
+         * @description Extension. The same body and checks as POST /v1/batches. The rows come as `rows` (JSON objects), `csv` (CSV or TSV text with a header line; UTF-8 with or without BOM, quoted fields, embedded newlines), `feedUrl` (a CSV/TSV file or an RSS/Atom feed, Google Merchant `g:` fields named without the prefix: `g:price` → `price`), or as multipart/form-data with a `file` part and the other fields as text parts (mapping, exportSettings, generalSettings as JSON text). At most 100000 rows and 50 MiB. Errors of the whole input (a mapped column missing, a ragged row, invalid UTF-8, an unknown column or formatter) refuse the request naming the line; a value one row cannot take fails that row only. Answers the columns, the row count and the first 10 rows with their changes, preflight findings and a signed render URL (PNG of the first size, valid for the download-link lifetime).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "templateHash": "k3x9q2m",
+                     *       "type": "png",
+                     *       "csv": "sku,title,price\nA-1,Linen shirt,39.9\nA-2,Canvas tote,24\n",
+                     *       "rowKey": "sku",
+                     *       "mapping": [
+                     *         {
+                     *           "elementName": "headline",
+                     *           "attribute": "LABEL",
+                     *           "value": "{title}"
+                     *         },
+                     *         {
+                     *           "elementName": "cta",
+                     *           "attribute": "LABEL",
+                     *           "value": "Now {price|currency:EUR:de-DE}"
+                     *         }
+                     *       ],
+                     *       "webhookUrl": "https://hooks.example.com/placard"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Each row also becomes a design (apiGenerated), as export-with-changes does; default false */
+                        createDesigns?: boolean;
+                        /** @description The rows as CSV or TSV text with a header line (delimiter sniffed) */
+                        csv?: string;
+                        /** @description Settings of the export; a setting that does not apply to the type is ignored, one out of its domain is a 400 */
+                        exportSettings?: {
+                            /** @description Design sets: only these sizes are generated (an unknown hash is a 422 UNKNOWN_SIZE_HASH) */
+                            allowedSizeHashesOnly?: string[];
+                            /**
+                             * Format: uri
+                             * @description HTML
+                             */
+                            clickTagUrl?: string;
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
+                            convertCustomFonts?: boolean;
+                            /**
+                             * @description GIF: default highQuality
+                             * @enum {unknown}
+                             */
+                            gifPreset?: "highQuality" | "optimized" | "static";
+                            /** @description HTML: add a JPG fallback image to the zip */
+                            includeFallbackImage?: boolean;
+                            /** @description HTML */
+                            minifyHtml?: boolean;
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
+                            networkId?: number;
+                            /**
+                             * @description PDF: default PDF_STANDARD
+                             * @enum {unknown}
+                             */
+                            pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
+                            /**
+                             * @description Every type: off (no checks), warn (default: each creative lists its findings), fail (a file with an error finding is not made; it fails with PREFLIGHT_FAILED)
+                             * @enum {unknown}
+                             */
+                            preflight?: "off" | "warn" | "fail";
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
+                            quality?: number;
+                            /** @description HTML: also save retina images */
+                            retina?: boolean;
+                            /** @description HTML: exclude non-retina images from the zip */
+                            retinaOnly?: boolean;
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
+                            scale?: number;
+                            /** @description PDF: slides to export, counting from 0; default every slide */
+                            slide?: number[];
+                            /** @description MP4: frame rate, default 30 */
+                            targetFPS?: number;
+                            /**
+                             * @description HTML
+                             * @enum {unknown}
+                             */
+                            urlTarget?: "_blank" | "_self" | "_top" | "_parent";
+                            /** @description HTML */
+                            useAsClickTag?: boolean;
+                        };
+                        /**
+                         * Format: uri
+                         * @description A CSV/TSV file or an RSS/Atom feed (Google Merchant g: fields) fetched through the guarded fetcher
+                         */
+                        feedUrl?: string;
+                        generalSettings?: {
+                            /** @description Folder for the new design; default: the root of the project */
+                            newDesignFolderId?: number;
+                            /** @description Name of the new design, also used in the downloaded file names; default: the template's + " (API)" */
+                            newDesignName?: string;
+                            /** @description Project that receives the new design; default: the template's */
+                            newDesignProjectId?: number;
+                        };
+                        mapping: {
+                            /** @description The attribute changed, as in elementsChanges (TEXT, SOURCE, COLOR, VISIBILITY …) */
+                            attribute: string;
+                            /** @description An element of the template, by name */
+                            elementName: string;
+                            /** @description A template over the row: `{title}`, `{title} – {price}`, `{price|currency:EUR:de-DE}`, `{price|number:2:de-DE}`, `{date|date:medium:fr-FR}`, `{name|upper}`, `{name|lower}`; `{{` and `}}` are braces. VISIBILITY takes true/false/yes/no/1/0/on/off. */
+                            value: string;
+                        }[];
+                        /** @description Path of each file in the zip: {key} {index} {name} {width} {height} {ext} and any column, e.g. `{key}/{name}-{width}x{height}`; default `{key}/<design name>-<W>x<H>.<ext>` */
+                        naming?: string;
+                        /** @description Also send batch/row.failed to webhookUrl for each failed row; default false */
+                        notifyRowFailures?: boolean;
+                        /**
+                         * @description What a row with a preflight error does: render it anyway (default; findings listed), skip it, or fail it
+                         * @enum {unknown}
+                         */
+                        onFindings?: "render" | "skip" | "fail";
+                        /** @description The column that identifies a row; default the row's number counting from 1 */
+                        rowKey?: string;
+                        /** @description The rows as JSON objects (column → string, number, boolean or null) */
+                        rows?: {
+                            [key: string]: string | number | boolean | null;
+                        }[];
+                        /** @description Design hash: 7 lowercase letters or digits */
+                        templateHash: string;
+                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, avif, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
+                        type: string;
+                        /**
+                         * Format: uri
+                         * @description Receives batch/completed once the batch ends
+                         */
+                        webhookUrl?: string;
+                    };
+                    /**
+                     * @example {
+                     *       "templateHash": "k3x9q2m",
+                     *       "type": "png",
+                     *       "csv": "sku,title,price\nA-1,Linen shirt,39.9\nA-2,Canvas tote,24\n",
+                     *       "rowKey": "sku",
+                     *       "mapping": [
+                     *         {
+                     *           "elementName": "headline",
+                     *           "attribute": "LABEL",
+                     *           "value": "{title}"
+                     *         },
+                     *         {
+                     *           "elementName": "cta",
+                     *           "attribute": "LABEL",
+                     *           "value": "Now {price|currency:EUR:de-DE}"
+                     *         }
+                     *       ],
+                     *       "webhookUrl": "https://hooks.example.com/placard"
+                     *     }
+                     */
+                    "multipart/form-data": {
+                        /** @description Each row also becomes a design (apiGenerated), as export-with-changes does; default false */
+                        createDesigns?: boolean;
+                        /** @description The rows as CSV or TSV text with a header line (delimiter sniffed) */
+                        csv?: string;
+                        /** @description Settings of the export; a setting that does not apply to the type is ignored, one out of its domain is a 400 */
+                        exportSettings?: {
+                            /** @description Design sets: only these sizes are generated (an unknown hash is a 422 UNKNOWN_SIZE_HASH) */
+                            allowedSizeHashesOnly?: string[];
+                            /**
+                             * Format: uri
+                             * @description HTML
+                             */
+                            clickTagUrl?: string;
+                            /** @description HTML: convert custom fonts to SVG; default: the network decides */
+                            convertCustomFonts?: boolean;
+                            /**
+                             * @description GIF: default highQuality
+                             * @enum {unknown}
+                             */
+                            gifPreset?: "highQuality" | "optimized" | "static";
+                            /** @description HTML: add a JPG fallback image to the zip */
+                            includeFallbackImage?: boolean;
+                            /** @description HTML */
+                            minifyHtml?: boolean;
+                            /** @description HTML: ad network whose rules the package follows (GET /v1/adnetworks/forHtml); default 1, IAB */
+                            networkId?: number;
+                            /**
+                             * @description PDF: default PDF_STANDARD
+                             * @enum {unknown}
+                             */
+                            pdfPreset?: "PDF_STANDARD" | "PDF_PRINT";
+                            /**
+                             * @description Every type: off (no checks), warn (default: each creative lists its findings), fail (a file with an error finding is not made; it fails with PREFLIGHT_FAILED)
+                             * @enum {unknown}
+                             */
+                            preflight?: "off" | "warn" | "fail";
+                            /** @description JPG: 1..100, default 90; WEBP: 1..100, default 90; AVIF: 1..100, default 50; HTML: 60 low, 80 medium (default), 90 high, 100 uncompressed */
+                            quality?: number;
+                            /** @description HTML: also save retina images */
+                            retina?: boolean;
+                            /** @description HTML: exclude non-retina images from the zip */
+                            retinaOnly?: boolean;
+                            /** @description PNG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; JPG: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; WEBP: output pixels per design pixel, default 1; scale × side must stay within 16,000 px; AVIF: output pixels per design pixel, default 1; scale × side must stay within 16,000 px */
+                            scale?: number;
+                            /** @description PDF: slides to export, counting from 0; default every slide */
+                            slide?: number[];
+                            /** @description MP4: frame rate, default 30 */
+                            targetFPS?: number;
+                            /**
+                             * @description HTML
+                             * @enum {unknown}
+                             */
+                            urlTarget?: "_blank" | "_self" | "_top" | "_parent";
+                            /** @description HTML */
+                            useAsClickTag?: boolean;
+                        };
+                        /**
+                         * Format: uri
+                         * @description A CSV/TSV file or an RSS/Atom feed (Google Merchant g: fields) fetched through the guarded fetcher
+                         */
+                        feedUrl?: string;
+                        generalSettings?: {
+                            /** @description Folder for the new design; default: the root of the project */
+                            newDesignFolderId?: number;
+                            /** @description Name of the new design, also used in the downloaded file names; default: the template's + " (API)" */
+                            newDesignName?: string;
+                            /** @description Project that receives the new design; default: the template's */
+                            newDesignProjectId?: number;
+                        };
+                        mapping: {
+                            /** @description The attribute changed, as in elementsChanges (TEXT, SOURCE, COLOR, VISIBILITY …) */
+                            attribute: string;
+                            /** @description An element of the template, by name */
+                            elementName: string;
+                            /** @description A template over the row: `{title}`, `{title} – {price}`, `{price|currency:EUR:de-DE}`, `{price|number:2:de-DE}`, `{date|date:medium:fr-FR}`, `{name|upper}`, `{name|lower}`; `{{` and `}}` are braces. VISIBILITY takes true/false/yes/no/1/0/on/off. */
+                            value: string;
+                        }[];
+                        /** @description Path of each file in the zip: {key} {index} {name} {width} {height} {ext} and any column, e.g. `{key}/{name}-{width}x{height}`; default `{key}/<design name>-<W>x<H>.<ext>` */
+                        naming?: string;
+                        /** @description Also send batch/row.failed to webhookUrl for each failed row; default false */
+                        notifyRowFailures?: boolean;
+                        /**
+                         * @description What a row with a preflight error does: render it anyway (default; findings listed), skip it, or fail it
+                         * @enum {unknown}
+                         */
+                        onFindings?: "render" | "skip" | "fail";
+                        /** @description The column that identifies a row; default the row's number counting from 1 */
+                        rowKey?: string;
+                        /** @description The rows as JSON objects (column → string, number, boolean or null) */
+                        rows?: {
+                            [key: string]: string | number | boolean | null;
+                        }[];
+                        /** @description Design hash: 7 lowercase letters or digits */
+                        templateHash: string;
+                        /** @description Export type, case-insensitive: png, jpg, jpeg, webp, avif, pdf, gif, mp4, html, html5 (jpeg = jpg, html5 = html) */
+                        type: string;
+                        /**
+                         * Format: uri
+                         * @description Receives batch/completed once the batch ends
+                         */
+                        webhookUrl?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                columns: string[];
+                                rowCount: number;
+                                rows: {
+                                    changes: {
+                                        attribute: string;
+                                        elementName: string;
+                                        value: string;
+                                    }[];
+                                    error: {
+                                        code: string;
+                                        message: string;
+                                    } | null;
+                                    findings: {
+                                        /**
+                                         * @description Stable identifier of the check (docs/preflight.md)
+                                         * @enum {unknown}
+                                         */
+                                        code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                        /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                        details: {
+                                            [key: string]: unknown;
+                                        };
+                                        /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                        elementName: string | null;
+                                        /** @description A sentence for people: what is wrong, measured, and what to change */
+                                        message: string;
+                                        /**
+                                         * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                         * @enum {unknown}
+                                         */
+                                        severity: "error" | "warning" | "info";
+                                        /** @description The size, by the hash the template knows it by */
+                                        sizeHash: string;
+                                        sizeName: string;
+                                        /** @description The slide, counting from 0 */
+                                        slideNumber: number;
+                                    }[];
+                                    imageUrl: string | null;
+                                    index: number;
+                                    key: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Conflict: IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, UNKNOWN_SIZE_HASH, UNPROCESSABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No size of the design has an element of this name.",
+                         *       "code": "UNKNOWN_ELEMENT",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3185,7 +6492,7 @@ export interface paths {
                                     mediaFolderId: number | null;
                                     name: string;
                                     size: number | null;
-                                    /** @description The source link the asset was uploaded from */
+                                    /** @description The source link the asset was uploaded from; `upload:` and the file name for a file sent from disk */
                                     src: string;
                                     /**
                                      * @description PROCESSING until the source has been fetched, then VALID, INVALID (breaks a limit) or ERROR
@@ -3212,6 +6519,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3233,6 +6547,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3254,6 +6575,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3275,6 +6603,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3293,7 +6628,292 @@ export interface paths {
             };
         };
         put?: never;
-        post?: never;
+        /**
+         * Upload asset files to a brand kit (multipart/form-data)
+         * @description Extension. One or more `file` parts (at most 10), each an image, audio or video file, checked by the same rules as a link of POST /v1/brandkit/uploadAssets: type by content sniffing (never by name or declared type), images up to 20 MB (gif 1 MB), audio 10 MB, video 100 MB, 50 megapixels, 5 minutes, SVG without active content. Answers when every file is checked and stored: each asset VALID, or INVALID with the reason in `error` (the other files are still stored); `src` is `upload:` and the file name. brandkit/assetsUploaded is recorded. Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Media folder inside the brand kit */
+                    mediaFolderId?: number;
+                };
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                assets: {
+                                    checksum: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    createdAt: string;
+                                    /** @description User id */
+                                    createdBy: number;
+                                    duration: number | null;
+                                    error: string | null;
+                                    fileName: string;
+                                    format: ("jpg" | "png" | "gif" | "svg" | "webp" | "mp3" | "wav" | "ogg" | "mp4" | "mov" | "avi" | "webm" | "mkv") | null;
+                                    hash: string;
+                                    height: number | null;
+                                    id: number;
+                                    mediaFolderId: number | null;
+                                    name: string;
+                                    size: number | null;
+                                    /** @description The source link the asset was uploaded from; `upload:` and the file name for a file sent from disk */
+                                    src: string;
+                                    /**
+                                     * @description PROCESSING until the source has been fetched, then VALID, INVALID (breaks a limit) or ERROR
+                                     * @enum {unknown}
+                                     */
+                                    status: "PROCESSING" | "VALID" | "INVALID" | "ERROR";
+                                    type: ("IMAGE" | "VIDEO" | "AUDIO") | null;
+                                    url: string | null;
+                                    width: number | null;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Role lacks the permission: FORBIDDEN */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Well-formed but impossible: UNPROCESSABLE */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -3388,6 +7008,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3409,6 +7036,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3430,6 +7064,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3451,6 +7092,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3548,6 +7196,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3569,6 +7224,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3590,6 +7252,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3611,6 +7280,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3632,6 +7308,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3653,6 +7336,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3674,6 +7364,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3747,6 +7444,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3768,6 +7472,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3789,6 +7500,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3810,6 +7528,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3858,6 +7583,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "brandkitId": 4,
+                     *       "fontId": 9
+                     *     }
+                     */
                     "application/json": {
                         brandkitId: number;
                         fontId: number;
@@ -3885,6 +7616,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3906,6 +7644,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3927,6 +7672,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3948,6 +7700,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3969,6 +7728,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -3990,6 +7756,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4011,6 +7784,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4055,6 +7835,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "brandkitId": 4,
+                     *       "name": "Logos"
+                     *     }
+                     */
                     "application/json": {
                         brandkitId: number;
                         name: string;
@@ -4093,6 +7879,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4114,6 +7907,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4135,6 +7935,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4156,6 +7963,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4177,6 +7991,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4198,6 +8019,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4219,6 +8047,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4240,6 +8075,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4261,6 +8103,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4306,6 +8155,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "brandkitId": 4,
+                     *       "mediaFolderId": 2,
+                     *       "sources": [
+                     *         "https://cdn.example.com/logo.svg"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         brandkitId: number;
                         /** @description Media folder inside the brand kit */
@@ -4343,7 +8201,7 @@ export interface paths {
                                     mediaFolderId: number | null;
                                     name: string;
                                     size: number | null;
-                                    /** @description The source link the asset was uploaded from */
+                                    /** @description The source link the asset was uploaded from; `upload:` and the file name for a file sent from disk */
                                     src: string;
                                     /**
                                      * @description PROCESSING until the source has been fetched, then VALID, INVALID (breaks a limit) or ERROR
@@ -4364,6 +8222,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4385,6 +8250,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4406,6 +8278,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4427,6 +8306,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4448,6 +8334,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4469,6 +8362,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4490,6 +8390,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4511,6 +8418,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4532,6 +8446,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4577,6 +8498,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "brandkitId": 4,
+                     *       "sources": [
+                     *         "https://cdn.example.com/fonts/Acme-Bold.woff2"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         brandkitId: number;
                         /** @description Public direct links of font files (10 MB each at most) */
@@ -4649,6 +8578,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4670,6 +8606,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4691,6 +8634,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4712,6 +8662,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4733,6 +8690,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4754,6 +8718,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4775,6 +8746,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4796,6 +8774,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4855,6 +8840,13 @@ export interface paths {
                             response: {
                                 nodes: {
                                     assetCount: number;
+                                    /** @description Extension (issue 18): the kit's palette */
+                                    colors: {
+                                        /** @description #rrggbb */
+                                        hex: string;
+                                        /** @description What the colour is for, e.g. Primary */
+                                        name: string;
+                                    }[];
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC with milliseconds
@@ -4887,6 +8879,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4908,6 +8907,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4929,6 +8935,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -4948,7 +8961,7 @@ export interface paths {
         };
         /**
          * Rename a brand kit
-         * @description `typography` (extension) replaces the kit's typography entries; a `fontId` must be a brand font of the team (422 otherwise). Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.
+         * @description `typography` (extension) replaces the kit's typography entries; a `fontId` must be a brand font of the team (422 otherwise). `colors` (extension) replaces the kit's palette: each `{name, hex}` with `hex` as #rrggbb (400 otherwise) and names unique in the kit (422 otherwise). Needs the Editor role or a stronger one; a brand kit of another team is a 404 for every role.
          */
         put: {
             parameters: {
@@ -4959,8 +8972,35 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "brandkitId": 4,
+                     *       "name": "Acme",
+                     *       "typography": [
+                     *         {
+                     *           "fontId": null,
+                     *           "fontName": "Inter",
+                     *           "fontSize": 32,
+                     *           "fontWeight": "700",
+                     *           "type": "heading"
+                     *         },
+                     *         {
+                     *           "fontId": null,
+                     *           "fontName": "Inter",
+                     *           "fontSize": 16,
+                     *           "fontWeight": "400",
+                     *           "type": "body"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         brandkitId: number;
+                        /** @description Extension (issue 18): replaces the kit's palette; names are unique in a kit (case-insensitive) */
+                        colors?: {
+                            hex: string;
+                            name: string;
+                        }[];
                         name: string;
                         /** @description Extension (issue 17): replaces the kit's typography; each fontId must be a brand font of the team */
                         typography?: {
@@ -4984,6 +9024,13 @@ export interface paths {
                         "application/json": {
                             response: {
                                 brandKit: {
+                                    /** @description Extension (issue 18): the kit's palette */
+                                    colors: {
+                                        /** @description #rrggbb */
+                                        hex: string;
+                                        /** @description What the colour is for, e.g. Primary */
+                                        name: string;
+                                    }[];
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC with milliseconds
@@ -5013,6 +9060,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5034,6 +9088,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5055,6 +9116,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5076,6 +9144,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5097,6 +9172,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5118,6 +9200,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5139,6 +9228,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5160,6 +9256,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5191,6 +9294,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "brandkitId": 4
+                     *     }
+                     */
                     "application/json": {
                         brandkitId: number;
                     };
@@ -5217,6 +9325,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5238,6 +9353,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5259,6 +9381,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5280,6 +9409,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5301,6 +9437,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A project still uses this brand kit.",
+                         *       "code": "BRANDKIT_IN_USE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5322,6 +9465,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5343,6 +9493,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5364,6 +9521,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5405,6 +9569,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Acme"
+                     *     }
+                     */
                     "application/json": {
                         name: string;
                     };
@@ -5417,9 +9586,44 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "brandKit": {
+                         *           "id": 4,
+                         *           "name": "Acme",
+                         *           "teamId": 1,
+                         *           "createdBy": 3,
+                         *           "typography": [
+                         *             {
+                         *               "fontId": null,
+                         *               "fontName": "Inter",
+                         *               "fontSize": 32,
+                         *               "fontWeight": "700",
+                         *               "type": "heading"
+                         *             }
+                         *           ],
+                         *           "colors": [
+                         *             {
+                         *               "name": "Brand blue",
+                         *               "hex": "#1D4ED8"
+                         *             }
+                         *           ],
+                         *           "createdAt": "2026-03-02T09:15:00.000Z"
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 brandKit: {
+                                    /** @description Extension (issue 18): the kit's palette */
+                                    colors: {
+                                        /** @description #rrggbb */
+                                        hex: string;
+                                        /** @description What the colour is for, e.g. Primary */
+                                        name: string;
+                                    }[];
                                     /**
                                      * Format: date-time
                                      * @description ISO 8601 UTC with milliseconds
@@ -5449,6 +9653,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5470,6 +9681,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5491,6 +9709,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5512,6 +9737,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5533,6 +9765,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5554,6 +9793,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5575,6 +9821,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5652,6 +9905,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5673,6 +9933,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5694,6 +9961,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5715,6 +9989,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5745,6 +10026,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "hash": "k3x9q2m",
+                     *       "versionName": "Approved by client (final)",
+                     *       "versionId": "5d3c1b2a-6e7f-4a8b-9c0d-1e2f3a4b5c6d"
+                     *     }
+                     */
                     "application/json": {
                         /** @description A design hash or the hash of one of its sizes */
                         hash: string;
@@ -5775,6 +10063,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5796,6 +10091,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5817,6 +10119,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5838,6 +10147,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5859,6 +10175,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5880,6 +10203,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5901,6 +10231,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5931,6 +10268,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "hash": "k3x9q2m",
+                     *       "versionName": "Approved by client"
+                     *     }
+                     */
                     "application/json": {
                         /** @description A design hash or the hash of one of its sizes */
                         hash: string;
@@ -5959,6 +10302,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -5980,6 +10330,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6001,6 +10358,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6022,6 +10386,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6043,6 +10414,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6064,6 +10442,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6085,6 +10470,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6106,6 +10498,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6123,6 +10522,218 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/designVersion/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the design document of a version
+         * @description Extension (the studio's version preview). The version's document in the current format, exactly what a restore would store. An unknown versionId is a 404; a design the caller cannot see is a 404.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description A design hash or the hash of one of its sizes */
+                    hash: string;
+                    /** @description Id of a version, from the list */
+                    versionId: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Design document (SPEC §5); published at /v1/schemas/design-document.json */
+                            response: {
+                                /**
+                                 * @description How many times animated exports play the slides: 1..100 or "infinite"; default 1
+                                 * @default 1
+                                 */
+                                loop: number | "infinite";
+                                name: string;
+                                /** @description At most 100 */
+                                sizes: {
+                                    /**
+                                     * @description Colour: hex (#RGB, #RGBA, #RRGGBB, #RRGGBBAA), rgb()/rgba() or `transparent`
+                                     * @default #FFFFFF
+                                     */
+                                    backgroundColor: string;
+                                    /** @description Size hash: 7 lowercase letters or digits; filled in by the service when absent */
+                                    hash?: string;
+                                    /** @description Height in px, 1..8000 */
+                                    height: number;
+                                    /**
+                                     * @description Derived by the service from width × height: system_design for a standard IAB/social size
+                                     * @enum {unknown}
+                                     */
+                                    kind?: "system_design" | "custom_design";
+                                    /**
+                                     * @default px
+                                     * @enum {string}
+                                     */
+                                    measureUnit: "px";
+                                    name: string;
+                                    /** @description At most 50 */
+                                    slides: {
+                                        /**
+                                         * @description Seconds; default 5
+                                         * @default 5
+                                         */
+                                        duration: number;
+                                        /** @description Drawn in order: the first is at the back. At most 500 */
+                                        elements: {
+                                            /**
+                                             * @description Element type: text, image, shape, button, svg, code, video, audio
+                                             * @enum {unknown}
+                                             */
+                                            type: "text" | "image" | "shape" | "button" | "svg" | "code" | "video" | "audio";
+                                        }[];
+                                    }[];
+                                    /** @description Width in px, 1..8000 */
+                                    width: number;
+                                }[];
+                                /**
+                                 * @description Format version; this service writes 1. Absent means 1
+                                 * @default 1
+                                 */
+                                version: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not found or not visible: NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6151,6 +10762,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "hash": "k3x9q2m",
+                     *       "versionId": "5d3c1b2a-6e7f-4a8b-9c0d-1e2f3a4b5c6d"
+                     *     }
+                     */
                     "application/json": {
                         /** @description A design hash or the hash of one of its sizes */
                         hash: string;
@@ -6180,6 +10797,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6201,6 +10825,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6222,6 +10853,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6243,6 +10881,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6264,6 +10909,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6285,6 +10937,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6306,6 +10965,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6327,6 +10993,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6361,7 +11034,7 @@ export interface paths {
         put?: never;
         /**
          * Export an existing design
-         * @description Creates no design. An identical earlier request whose export completed answers that export again (header `X-Cache: HIT`). Every type the schema admits is rendered (formats/registry.ts). 503 with Retry-After when the export queue is full.
+         * @description Creates no design. An identical earlier request whose export completed answers that export again (header `X-Cache: HIT`). Every type the schema admits is rendered (formats/registry.ts). The answer's `queue` gives the position and expected wait. 503 with Retry-After when the export queue is full, or when the export's expected wait passes PLACARD_MAX_QUEUE_WAIT_SECONDS.
          */
         post: {
             parameters: {
@@ -6372,6 +11045,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "creativeHash": "k3x9q2m",
+                     *       "type": "html5",
+                     *       "exportSettings": {
+                     *         "networkId": 1,
+                     *         "includeFallbackImage": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Design hash: 7 lowercase letters or digits */
                         creativeHash: string;
@@ -6444,6 +11127,33 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "export": {
+                         *           "id": "2f0c1a7e-5b8d-4c3a-9e61-7d2b4f8a9c10",
+                         *           "type": "HTML5",
+                         *           "status": "pending",
+                         *           "stage": "queued",
+                         *           "errorLog": null,
+                         *           "creatives": [
+                         *             {
+                         *               "id": "8a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                         *               "status": "pending",
+                         *               "stage": "queued",
+                         *               "url": null,
+                         *               "progress": 0
+                         *             }
+                         *           ],
+                         *           "progress": 0,
+                         *           "templateHash": "k3x9q2m",
+                         *           "newDesignHash": null,
+                         *           "createdAt": "2026-03-02T09:15:00.000Z",
+                         *           "completedAt": null
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 export: {
@@ -6600,6 +11310,13 @@ export interface paths {
                                     /** @description The export type that was requested */
                                     type: string;
                                 };
+                                /** @description Where the export stood when accepted; absent for a cache hit. */
+                                queue?: {
+                                    /** @description Milliseconds until this export's last file is expected to be rendered, from the files ahead of it and the render rate of the last minute; null while too few files finished in that minute to tell. */
+                                    expectedWaitMs: number | null;
+                                    /** @description Files of every team expected to render before this export's first file. Renders take turns between teams, so this counts the team's own files in flight and, of each other team, at most as many. */
+                                    position: number;
+                                };
                             };
                         };
                     };
@@ -6610,6 +11327,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6631,6 +11355,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6652,6 +11383,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6673,6 +11411,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6694,6 +11439,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6715,6 +11467,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6736,6 +11495,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A size hash is not one of the design.",
+                         *       "code": "UNKNOWN_SIZE_HASH",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6757,6 +11523,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6778,6 +11551,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The service is shutting down, its queue is full, or an export's expected wait passes PLACARD_MAX_QUEUE_WAIT_SECONDS; see Retry-After.",
+                         *       "code": "UNAVAILABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -6823,6 +11603,48 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "templateHash": "k3x9q2m",
+                     *       "type": "png",
+                     *       "exportSettings": {
+                     *         "scale": 2
+                     *       },
+                     *       "elementsChanges": [
+                     *         {
+                     *           "elementName": "headline",
+                     *           "changes": [
+                     *             {
+                     *               "attribute": "LABEL",
+                     *               "value": "Summer sale: 30 % off"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "elementName": "photo",
+                     *           "changes": [
+                     *             {
+                     *               "attribute": "SOURCE",
+                     *               "value": "https://cdn.example.com/summer.jpg"
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "elementName": "cta",
+                     *           "changes": [
+                     *             {
+                     *               "attribute": "BGCOLOR",
+                     *               "value": "#10B981"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "generalSettings": {
+                     *         "newDesignName": "Summer sale – EN"
+                     *       },
+                     *       "webhookUrl": "https://hooks.example.com/placard"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Changes of named elements, applied in request order; at most 500 entries */
                         elementsChanges: {
@@ -6923,6 +11745,33 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "export": {
+                         *           "id": "2f0c1a7e-5b8d-4c3a-9e61-7d2b4f8a9c10",
+                         *           "type": "PNG",
+                         *           "status": "pending",
+                         *           "stage": "queued",
+                         *           "errorLog": null,
+                         *           "creatives": [
+                         *             {
+                         *               "id": "8a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                         *               "status": "pending",
+                         *               "stage": "queued",
+                         *               "url": null,
+                         *               "progress": 0
+                         *             }
+                         *           ],
+                         *           "progress": 0,
+                         *           "templateHash": "k3x9q2m",
+                         *           "newDesignHash": "n7c2v5b",
+                         *           "createdAt": "2026-03-02T09:15:00.000Z",
+                         *           "completedAt": null
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 export: {
@@ -7079,6 +11928,13 @@ export interface paths {
                                     /** @description The export type that was requested */
                                     type: string;
                                 };
+                                /** @description Where the export stood when accepted; absent for a cache hit. */
+                                queue?: {
+                                    /** @description Milliseconds until this export's last file is expected to be rendered, from the files ahead of it and the render rate of the last minute; null while too few files finished in that minute to tell. */
+                                    expectedWaitMs: number | null;
+                                    /** @description Files of every team expected to render before this export's first file. Renders take turns between teams, so this counts the team's own files in flight and, of each other team, at most as many. */
+                                    position: number;
+                                };
                             };
                         };
                     };
@@ -7089,6 +11945,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7110,6 +11973,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7131,6 +12001,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7152,6 +12029,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7173,6 +12057,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7194,6 +12085,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7215,6 +12113,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7236,6 +12141,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No size of the design has an element of this name.",
+                         *       "code": "UNKNOWN_ELEMENT",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7257,6 +12169,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7278,6 +12197,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The service is shutting down, its queue is full, or an export's expected wait passes PLACARD_MAX_QUEUE_WAIT_SECONDS; see Retry-After.",
+                         *       "code": "UNAVAILABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7329,6 +12255,31 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "id": "2f0c1a7e-5b8d-4c3a-9e61-7d2b4f8a9c10",
+                         *         "type": "PNG",
+                         *         "status": "complete",
+                         *         "stage": "done",
+                         *         "errorLog": null,
+                         *         "creatives": [
+                         *           {
+                         *             "id": "8a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+                         *             "status": "complete",
+                         *             "stage": "done",
+                         *             "url": "https://placard.example.com/files/exports/2f0c1a7e-5b8d-4c3a-9e61-7d2b4f8a9c10/Summer_sale-300x250.png?exp=1772489700&sig=b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7&name=Summer%20sale-300x250.png",
+                         *             "progress": 1
+                         *           }
+                         *         ],
+                         *         "progress": 1,
+                         *         "templateHash": "k3x9q2m",
+                         *         "newDesignHash": "n7c2v5b",
+                         *         "createdAt": "2026-03-02T09:15:00.000Z",
+                         *         "completedAt": "2026-03-02T09:15:02.000Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 completedAt: string | null;
@@ -7493,6 +12444,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7514,6 +12472,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7535,6 +12500,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7556,6 +12528,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7653,6 +12632,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7674,6 +12660,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7695,6 +12688,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7716,6 +12716,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7746,6 +12753,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "folderId": 6,
+                     *       "name": "Social media",
+                     *       "parentId": -1
+                     *     }
+                     */
                     "application/json": {
                         folderId: number;
                         name?: string;
@@ -7797,6 +12811,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7818,6 +12839,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7839,6 +12867,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7860,6 +12895,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7881,6 +12923,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7902,6 +12951,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7923,6 +12979,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The move is impossible (into its own subtree, or into another project).",
+                         *       "code": "INVALID_MOVE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7944,6 +13007,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -7974,6 +13044,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "projectId": 12,
+                     *       "name": "Social",
+                     *       "parentId": 5
+                     *     }
+                     */
                     "application/json": {
                         name: string;
                         /** @description Parent folder; the project root when absent */
@@ -7989,6 +13066,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "folder": {
+                         *           "id": 6,
+                         *           "name": "Social",
+                         *           "parentId": 5,
+                         *           "createdByUser": {
+                         *             "id": 3,
+                         *             "name": "Ada Lovelace"
+                         *           },
+                         *           "isParent": false,
+                         *           "updatedAt": "2026-03-02T09:15:00.000Z",
+                         *           "createdAt": "2026-03-02T09:15:00.000Z",
+                         *           "updatedByUser": {
+                         *             "id": 3,
+                         *             "name": "Ada Lovelace"
+                         *           }
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 folder: {
@@ -8025,6 +13124,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8046,6 +13152,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8067,6 +13180,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8088,6 +13208,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8109,6 +13236,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8130,6 +13264,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8151,6 +13292,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8172,6 +13320,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The move is impossible (into its own subtree, or into another project).",
+                         *       "code": "INVALID_MOVE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8193,6 +13348,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8223,6 +13385,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "folderId": 6
+                     *     }
+                     */
                     "application/json": {
                         folderId: number;
                     };
@@ -8249,6 +13416,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8270,6 +13444,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8291,6 +13472,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8312,6 +13500,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8333,6 +13528,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8354,6 +13556,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8375,6 +13584,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8445,6 +13661,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8466,6 +13689,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8487,6 +13717,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8508,6 +13745,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The route is declared in the contract but not served by this version.",
+                         *       "code": "NOT_IMPLEMENTED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8555,6 +13799,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "designHash": "k3x9q2m",
+                     *       "folderId": 6
+                     *     }
+                     */
                     "application/json": {
                         /** @description Design hash: 7 lowercase letters or digits */
                         designHash: string;
@@ -8570,6 +13820,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": true
+                         *     }
+                         */
                         "application/json": {
                             /** @enum {boolean} */
                             response: true;
@@ -8582,6 +13837,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8603,6 +13865,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8624,6 +13893,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8645,6 +13921,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8666,6 +13949,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8687,6 +13977,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8708,6 +14005,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8729,6 +14033,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The move is impossible (into its own subtree, or into another project).",
+                         *       "code": "INVALID_MOVE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8750,6 +14061,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8823,6 +14141,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8844,6 +14169,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8865,6 +14197,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8886,6 +14225,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8917,6 +14263,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": 7,
+                     *       "projectId": 12
+                     *     }
+                     */
                     "application/json": {
                         projectId: number;
                         userId: number;
@@ -8944,6 +14296,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8965,6 +14324,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -8986,6 +14352,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9007,6 +14380,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9028,6 +14408,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9049,6 +14436,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9070,6 +14464,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9091,6 +14492,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9121,6 +14529,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": 7,
+                     *       "projectId": 12
+                     *     }
+                     */
                     "application/json": {
                         projectId: number;
                         userId: number;
@@ -9148,6 +14562,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9169,6 +14590,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9190,6 +14618,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9211,6 +14646,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9232,6 +14674,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9253,6 +14702,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9274,6 +14730,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9331,6 +14794,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "totalCount": 1,
+                         *         "nodes": [
+                         *           {
+                         *             "id": 12,
+                         *             "name": "Summer campaign",
+                         *             "createdBy": 3,
+                         *             "color": "#F59E0B",
+                         *             "description": "Display ads for June",
+                         *             "brandKit": {
+                         *               "id": 4,
+                         *               "name": "Acme"
+                         *             }
+                         *           }
+                         *         ],
+                         *         "pageInfo": {
+                         *           "hasNextPage": false,
+                         *           "endCursor": "eyJpZCI6MTJ9"
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 nodes: {
@@ -9361,6 +14848,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9382,6 +14876,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9403,6 +14904,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9433,6 +14941,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "projectId": 12,
+                     *       "name": "Summer campaign 2026",
+                     *       "color": "#10B981"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Changes the brand kit of the project */
                         assignedBrandKitId?: number;
@@ -9488,6 +15003,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9509,6 +15031,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9530,6 +15059,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9551,6 +15087,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9572,6 +15115,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9593,6 +15143,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9614,6 +15171,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9644,6 +15208,14 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Summer campaign",
+                     *       "brandKitId": 4,
+                     *       "color": "#F59E0B",
+                     *       "description": "Display ads for June"
+                     *     }
+                     */
                     "application/json": {
                         brandKitId: number;
                         /** @description Hex colour, `#` and 6 hex digits; one is chosen at creation when none is given */
@@ -9660,6 +15232,41 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "project": {
+                         *           "id": 12,
+                         *           "teamId": 1,
+                         *           "name": "Summer campaign",
+                         *           "createdBy": 3,
+                         *           "color": "#F59E0B",
+                         *           "description": "Display ads for June",
+                         *           "brandKit": {
+                         *             "id": 4,
+                         *             "name": "Acme",
+                         *             "teamId": 1,
+                         *             "createdBy": 3,
+                         *             "typography": [
+                         *               {
+                         *                 "fontId": null,
+                         *                 "fontName": "Inter",
+                         *                 "fontSize": 32,
+                         *                 "fontWeight": "700",
+                         *                 "type": "heading"
+                         *               }
+                         *             ],
+                         *             "colors": [
+                         *               {
+                         *                 "name": "Brand blue",
+                         *                 "hex": "#1D4ED8"
+                         *               }
+                         *             ]
+                         *           }
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 project: {
@@ -9695,6 +15302,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9716,6 +15330,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9737,6 +15358,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9758,6 +15386,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9779,6 +15414,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9800,6 +15442,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9821,6 +15470,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9842,6 +15498,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9872,6 +15535,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "projectId": 12
+                     *     }
+                     */
                     "application/json": {
                         projectId: number;
                     };
@@ -9898,6 +15566,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9919,6 +15594,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9940,6 +15622,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9961,6 +15650,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -9982,6 +15678,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10003,6 +15706,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10024,6 +15734,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10068,6 +15785,25 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "templateHash": "k3x9q2m",
+                     *       "format": "png",
+                     *       "size": "300x250",
+                     *       "elementsChanges": [
+                     *         {
+                     *           "elementName": "headline",
+                     *           "changes": [
+                     *             {
+                     *               "attribute": "LABEL",
+                     *               "value": "Summer sale: 30 % off"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "expiresAt": "2026-12-31T23:59:59.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Changes of named elements, applied in request order; at most 500 entries */
                         elementsChanges?: {
@@ -10116,6 +15852,15 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "url": "https://placard.example.com/r/k3x9q2m/300x250.png?headline=Summer+sale&exp=1798761599&sig=3f2a1b0c9d8e7f6a",
+                         *         "expiresAt": "2026-12-31T23:59:59.000Z",
+                         *         "cacheControl": "public, max-age=31536000, immutable"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 /** @description The Cache-Control the link answers with */
@@ -10133,6 +15878,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10154,6 +15906,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10175,6 +15934,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10196,6 +15962,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10217,6 +15990,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10238,6 +16018,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10259,6 +16046,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10280,6 +16074,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No size of the design has an element of this name.",
+                         *       "code": "UNKNOWN_ELEMENT",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10301,6 +16102,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10370,6 +16178,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10391,6 +16206,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10412,6 +16234,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10433,6 +16262,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10506,6 +16342,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10527,6 +16370,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10548,6 +16398,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10569,6 +16426,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10590,6 +16454,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10611,6 +16482,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10632,6 +16510,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10693,6 +16578,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10714,6 +16606,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10735,6 +16634,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10797,6 +16703,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10818,6 +16731,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10839,6 +16759,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10860,6 +16787,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The route is declared in the contract but not served by this version.",
+                         *       "code": "NOT_IMPLEMENTED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10914,6 +16848,30 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "shareLinkUrl": "https://placard.example.com/share/Vb7Qm2xW8yTn4pLr6sHj1u",
+                         *         "comments": {
+                         *           "threads": [
+                         *             {
+                         *               "id": "0e9d8c7b-6a5f-4e3d-8c2b-1a0f9e8d7c6b",
+                         *               "author": "Dana (client)",
+                         *               "text": "Can the button be larger?",
+                         *               "createdAt": "2026-03-02T09:15:00.000Z",
+                         *               "resolved": false,
+                         *               "position": {
+                         *                 "sizeHash": "p4w8z1c",
+                         *                 "x": 70,
+                         *                 "y": 222
+                         *               },
+                         *               "replies": []
+                         *             }
+                         *           ]
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 comments: {
@@ -10962,6 +16920,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -10983,6 +16948,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11004,6 +16976,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11025,6 +17004,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11072,6 +17058,25 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "templateHash": "k3x9q2m",
+                     *       "elementsChanges": [
+                     *         {
+                     *           "elementName": "headline",
+                     *           "changes": [
+                     *             {
+                     *               "attribute": "LABEL",
+                     *               "value": "Summer sale: 30 % off"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "generalChanges": {
+                     *         "backgroundColor": "#7C3AED"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Changes of named elements, applied in request order; at most 500 entries */
                         elementsChanges: {
@@ -11105,6 +17110,17 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "shareLinkUrl": "https://placard.example.com/share/preview/1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                         *         "previewUrl": "https://placard.example.com/share/preview/1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                         *         "previewId": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"
+                         *       },
+                         *       "previewUrl": "https://placard.example.com/share/preview/1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e",
+                         *       "previewId": "1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Id of the stored preview */
                             previewId: string;
@@ -11127,6 +17143,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11148,6 +17171,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11169,6 +17199,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11190,6 +17227,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11211,6 +17255,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11232,6 +17283,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11253,6 +17311,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No size of the design has an element of this name.",
+                         *       "code": "UNKNOWN_ELEMENT",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11274,6 +17339,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11319,6 +17391,81 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "document": {
+                     *         "name": "Spring sale",
+                     *         "loop": 1,
+                     *         "sizes": [
+                     *           {
+                     *             "name": "Medium Rectangle",
+                     *             "width": 300,
+                     *             "height": 250,
+                     *             "backgroundColor": "#0F172A",
+                     *             "slides": [
+                     *               {
+                     *                 "duration": 5,
+                     *                 "elements": [
+                     *                   {
+                     *                     "name": "photo",
+                     *                     "type": "image",
+                     *                     "x": 0,
+                     *                     "y": 0,
+                     *                     "width": 300,
+                     *                     "height": 140,
+                     *                     "src": "https://cdn.example.com/p.jpg",
+                     *                     "fit": "cover"
+                     *                   },
+                     *                   {
+                     *                     "name": "headline",
+                     *                     "type": "text",
+                     *                     "x": 16,
+                     *                     "y": 150,
+                     *                     "width": 268,
+                     *                     "height": 48,
+                     *                     "text": "Spring sale",
+                     *                     "fontFamily": "Inter",
+                     *                     "fontVariant": "700",
+                     *                     "fontSize": 24,
+                     *                     "color": "#FFFFFF",
+                     *                     "autoFit": "shrink",
+                     *                     "minFontSize": 12,
+                     *                     "animations": [
+                     *                       {
+                     *                         "effect": "slide",
+                     *                         "direction": "in",
+                     *                         "from": "left",
+                     *                         "start": 0,
+                     *                         "duration": 0.6,
+                     *                         "easing": "easeOut"
+                     *                       }
+                     *                     ]
+                     *                   },
+                     *                   {
+                     *                     "name": "cta",
+                     *                     "type": "button",
+                     *                     "x": 16,
+                     *                     "y": 206,
+                     *                     "width": 120,
+                     *                     "height": 32,
+                     *                     "label": "Shop now",
+                     *                     "fill": "#F59E0B",
+                     *                     "color": "#111827",
+                     *                     "fontFamily": "Inter",
+                     *                     "fontVariant": "600",
+                     *                     "fontSize": 14,
+                     *                     "cornerRadius": 6,
+                     *                     "link": "https://example.com"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "sizeIndex": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @description Design document (SPEC §5); published at /v1/schemas/design-document.json */
                         document: {
@@ -11406,6 +17553,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11427,6 +17581,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11448,6 +17609,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11469,6 +17637,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11490,6 +17665,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A media source cannot be used: unreachable, wrong type, too large or a private address.",
+                         *       "code": "SOURCE_REJECTED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11511,6 +17693,364 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studio/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check one size of a document being edited: the findings of preflight (the design editor marks)
+         * @description Extension (docs/preflight.md). The checks of POST /v1/templates/{templateHash}/preflight on a document that is not saved yet, one size at a time; a size without a hash is named `size-<index>`. Nothing is stored.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "document": {
+                     *         "name": "Spring sale",
+                     *         "loop": 1,
+                     *         "sizes": [
+                     *           {
+                     *             "name": "Medium Rectangle",
+                     *             "width": 300,
+                     *             "height": 250,
+                     *             "backgroundColor": "#0F172A",
+                     *             "slides": [
+                     *               {
+                     *                 "duration": 5,
+                     *                 "elements": [
+                     *                   {
+                     *                     "name": "photo",
+                     *                     "type": "image",
+                     *                     "x": 0,
+                     *                     "y": 0,
+                     *                     "width": 300,
+                     *                     "height": 140,
+                     *                     "src": "https://cdn.example.com/p.jpg",
+                     *                     "fit": "cover"
+                     *                   },
+                     *                   {
+                     *                     "name": "headline",
+                     *                     "type": "text",
+                     *                     "x": 16,
+                     *                     "y": 150,
+                     *                     "width": 268,
+                     *                     "height": 48,
+                     *                     "text": "Spring sale",
+                     *                     "fontFamily": "Inter",
+                     *                     "fontVariant": "700",
+                     *                     "fontSize": 24,
+                     *                     "color": "#FFFFFF",
+                     *                     "autoFit": "shrink",
+                     *                     "minFontSize": 12,
+                     *                     "animations": [
+                     *                       {
+                     *                         "effect": "slide",
+                     *                         "direction": "in",
+                     *                         "from": "left",
+                     *                         "start": 0,
+                     *                         "duration": 0.6,
+                     *                         "easing": "easeOut"
+                     *                       }
+                     *                     ]
+                     *                   },
+                     *                   {
+                     *                     "name": "cta",
+                     *                     "type": "button",
+                     *                     "x": 16,
+                     *                     "y": 206,
+                     *                     "width": 120,
+                     *                     "height": 32,
+                     *                     "label": "Shop now",
+                     *                     "fill": "#F59E0B",
+                     *                     "color": "#111827",
+                     *                     "fontFamily": "Inter",
+                     *                     "fontVariant": "600",
+                     *                     "fontSize": 14,
+                     *                     "cornerRadius": 6,
+                     *                     "link": "https://example.com"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "sizeIndex": 0
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Design document (SPEC §5); published at /v1/schemas/design-document.json */
+                        document: {
+                            /**
+                             * @description How many times animated exports play the slides: 1..100 or "infinite"; default 1
+                             * @default 1
+                             */
+                            loop?: number | "infinite";
+                            name: string;
+                            /** @description At most 100 */
+                            sizes: {
+                                /**
+                                 * @description Colour: hex (#RGB, #RGBA, #RRGGBB, #RRGGBBAA), rgb()/rgba() or `transparent`
+                                 * @default #FFFFFF
+                                 */
+                                backgroundColor?: string;
+                                /** @description Size hash: 7 lowercase letters or digits; filled in by the service when absent */
+                                hash?: string;
+                                /** @description Height in px, 1..8000 */
+                                height: number;
+                                /**
+                                 * @description Derived by the service from width × height: system_design for a standard IAB/social size
+                                 * @enum {unknown}
+                                 */
+                                kind?: "system_design" | "custom_design";
+                                /**
+                                 * @default px
+                                 * @enum {string}
+                                 */
+                                measureUnit?: "px";
+                                name: string;
+                                /** @description At most 50 */
+                                slides: {
+                                    /**
+                                     * @description Seconds; default 5
+                                     * @default 5
+                                     */
+                                    duration?: number;
+                                    /** @description Drawn in order: the first is at the back. At most 500 */
+                                    elements: {
+                                        /**
+                                         * @description Element type: text, image, shape, button, svg, code, video, audio
+                                         * @enum {unknown}
+                                         */
+                                        type: "text" | "image" | "shape" | "button" | "svg" | "code" | "video" | "audio";
+                                    }[];
+                                }[];
+                                /** @description Width in px, 1..8000 */
+                                width: number;
+                            }[];
+                            /**
+                             * @description Format version; this service writes 1. Absent means 1
+                             * @default 1
+                             */
+                            version?: number;
+                        };
+                        /** @description Which size of the document to check */
+                        sizeIndex: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            response: {
+                                /** @description Errors first, then warnings, then advice; in document order within each */
+                                findings: {
+                                    /**
+                                     * @description Stable identifier of the check (docs/preflight.md)
+                                     * @enum {unknown}
+                                     */
+                                    code: "TEXT_OVERFLOW" | "TEXT_SHRUNK" | "TEXT_TRUNCATED" | "MISSING_GLYPHS" | "FONT_FALLBACK" | "LOW_RESOLUTION_IMAGE" | "SOURCE_UNREACHABLE" | "SOURCE_REJECTED" | "OUTSIDE_CANVAS" | "LOW_CONTRAST" | "HTML5_WEIGHT";
+                                    /** @description The measured numbers, per code (docs/preflight.md lists them) */
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description The element the finding is about; null for findings about the whole size (HTML5_WEIGHT) */
+                                    elementName: string | null;
+                                    /** @description A sentence for people: what is wrong, measured, and what to change */
+                                    message: string;
+                                    /**
+                                     * @description error: the file would be wrong (preflight "fail" refuses it); warning: probably wrong; info: advice
+                                     * @enum {unknown}
+                                     */
+                                    severity: "error" | "warning" | "info";
+                                    /** @description The size, by the hash the template knows it by */
+                                    sizeHash: string;
+                                    sizeName: string;
+                                    /** @description The slide, counting from 0 */
+                                    slideNumber: number;
+                                }[];
+                                /** @description Findings counted by severity */
+                                summary: {
+                                    error: number;
+                                    info: number;
+                                    warning: number;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: VALIDATION_FAILED, INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated: UNAUTHENTICATED, TOKEN_EXPIRED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body too large: PAYLOAD_TOO_LARGE */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Body is not JSON: UNSUPPORTED_MEDIA_TYPE */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
+                            code: string;
+                            details?: {
+                                in?: string;
+                                message: string;
+                                /** @description JSON pointer of the field */
+                                path: string;
+                            }[];
+                            /** @description What went wrong, naming the field and the rule */
+                            error: string;
+                            requestId: string;
+                        };
+                    };
+                };
+                /** @description Rate limited: RATE_LIMITED */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11578,6 +18118,27 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "totalCount": 1,
+                         *         "nodes": [
+                         *           {
+                         *             "id": "k3x9q2m",
+                         *             "name": "Spring sale",
+                         *             "isTemplate": false,
+                         *             "projectId": 12,
+                         *             "apiGenerated": false,
+                         *             "thumbUrl": "https://placard.example.com/files/thumbnails/k3x9q2m/0b6f3c1e-2d4a-4f8b-9c7e-5a1d3b2c4e6f.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f"
+                         *           }
+                         *         ],
+                         *         "pageInfo": {
+                         *           "hasNextPage": false,
+                         *           "endCursor": "eyJpZCI6NDJ9"
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 nodes: {
@@ -11589,7 +18150,8 @@ export interface paths {
                                     isTemplate: boolean;
                                     name: string;
                                     projectId: number;
-                                    thumbUrl: string | null;
+                                    /** @description Thumbnail link, valid for 12 hours. Until the thumbnail is drawn it answers 404 with Retry-After, then the PNG */
+                                    thumbUrl: string;
                                 }[];
                                 pageInfo: {
                                     /** @description Pass as `cursor` for the next page. Always a string, as the seed types it: "" on an empty page (an empty cursor starts from the beginning) */
@@ -11607,6 +18169,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11628,6 +18197,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11649,6 +18225,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11679,6 +18262,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "hash": "k3x9q2m",
+                     *       "name": "Spring sale – master",
+                     *       "isTemplate": true
+                     *     }
+                     */
                     "application/json": {
                         /** @description Design hash: 7 lowercase letters or digits */
                         hash: string;
@@ -11695,6 +18285,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "template": {
+                         *           "id": "k3x9q2m",
+                         *           "name": "Spring sale – master",
+                         *           "isTemplate": true,
+                         *           "projectId": 12,
+                         *           "apiGenerated": false,
+                         *           "thumbUrl": "https://placard.example.com/files/thumbnails/k3x9q2m/0b6f3c1e-2d4a-4f8b-9c7e-5a1d3b2c4e6f.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f"
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 template: {
@@ -11706,7 +18310,8 @@ export interface paths {
                                     isTemplate: boolean;
                                     name: string;
                                     projectId: number;
-                                    thumbUrl: string | null;
+                                    /** @description Thumbnail link, valid for 12 hours. Until the thumbnail is drawn it answers 404 with Retry-After, then the PNG */
+                                    thumbUrl: string;
                                 };
                             };
                         };
@@ -11718,6 +18323,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11739,6 +18351,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11760,6 +18379,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11781,6 +18407,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11802,6 +18435,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11823,6 +18463,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11844,6 +18491,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11875,6 +18529,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "hash": "k3x9q2m"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Design hash: 7 lowercase letters or digits */
                         hash: string;
@@ -11902,6 +18561,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11923,6 +18589,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11944,6 +18617,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11965,6 +18645,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -11986,6 +18673,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12007,6 +18701,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12028,6 +18729,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12144,6 +18852,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12165,6 +18880,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12186,6 +18908,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12207,6 +18936,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12240,6 +18976,80 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "document": {
+                     *         "name": "Spring sale",
+                     *         "loop": 1,
+                     *         "sizes": [
+                     *           {
+                     *             "name": "Medium Rectangle",
+                     *             "width": 300,
+                     *             "height": 250,
+                     *             "backgroundColor": "#0F172A",
+                     *             "slides": [
+                     *               {
+                     *                 "duration": 5,
+                     *                 "elements": [
+                     *                   {
+                     *                     "name": "photo",
+                     *                     "type": "image",
+                     *                     "x": 0,
+                     *                     "y": 0,
+                     *                     "width": 300,
+                     *                     "height": 140,
+                     *                     "src": "https://cdn.example.com/p.jpg",
+                     *                     "fit": "cover"
+                     *                   },
+                     *                   {
+                     *                     "name": "headline",
+                     *                     "type": "text",
+                     *                     "x": 16,
+                     *                     "y": 150,
+                     *                     "width": 268,
+                     *                     "height": 48,
+                     *                     "text": "Spring sale",
+                     *                     "fontFamily": "Inter",
+                     *                     "fontVariant": "700",
+                     *                     "fontSize": 24,
+                     *                     "color": "#FFFFFF",
+                     *                     "autoFit": "shrink",
+                     *                     "minFontSize": 12,
+                     *                     "animations": [
+                     *                       {
+                     *                         "effect": "slide",
+                     *                         "direction": "in",
+                     *                         "from": "left",
+                     *                         "start": 0,
+                     *                         "duration": 0.6,
+                     *                         "easing": "easeOut"
+                     *                       }
+                     *                     ]
+                     *                   },
+                     *                   {
+                     *                     "name": "cta",
+                     *                     "type": "button",
+                     *                     "x": 16,
+                     *                     "y": 206,
+                     *                     "width": 120,
+                     *                     "height": 32,
+                     *                     "label": "Shop now",
+                     *                     "fill": "#F59E0B",
+                     *                     "color": "#111827",
+                     *                     "fontFamily": "Inter",
+                     *                     "fontVariant": "600",
+                     *                     "fontSize": 14,
+                     *                     "cornerRadius": 6,
+                     *                     "link": "https://example.com"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Design document (SPEC §5); published at /v1/schemas/design-document.json */
                         document: {
@@ -12372,7 +19182,8 @@ export interface paths {
                                     isTemplate: boolean;
                                     name: string;
                                     projectId: number;
-                                    thumbUrl: string | null;
+                                    /** @description Thumbnail link, valid for 12 hours. Until the thumbnail is drawn it answers 404 with Retry-After, then the PNG */
+                                    thumbUrl: string;
                                 };
                             };
                         };
@@ -12384,6 +19195,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12405,6 +19223,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12426,6 +19251,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12447,6 +19279,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12468,6 +19307,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The If-Match header names a revision of the design document that is no longer current: someone saved it since. Read it again (its ETag is the current revision) or send the current ETag to overwrite knowingly.",
+                         *       "code": "STALE_REVISION",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12489,6 +19335,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12510,6 +19363,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12531,6 +19391,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12584,6 +19451,28 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": [
+                         *         {
+                         *           "name": "headline",
+                         *           "layerType": "text",
+                         *           "value": "Spring sale",
+                         *           "visible": true,
+                         *           "slideNumber": 0,
+                         *           "gotoUrl": null,
+                         *           "attributes": [
+                         *             "LABEL",
+                         *             "TEXTMARKDOWN",
+                         *             "VISIBILITY",
+                         *             "FONTVARIANT",
+                         *             "FONTFAMILY",
+                         *             "TEXTCOLOR"
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 /** @description The change attributes this element accepts */
@@ -12607,6 +19496,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12628,6 +19524,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12649,6 +19552,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12670,6 +19580,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12721,6 +19638,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": [
+                         *         {
+                         *           "hash": "p4w8z1c",
+                         *           "name": "Medium Rectangle",
+                         *           "kind": "system_design",
+                         *           "width": 300,
+                         *           "height": 250,
+                         *           "measureUnit": "px"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 /** @description Size hash */
@@ -12745,6 +19676,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12766,6 +19704,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12787,6 +19732,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12808,6 +19760,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -12859,6 +19818,25 @@ export interface paths {
             /** @description The body of POST /v1/export-with-changes, without webhookUrl and generalSettings */
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "png",
+                     *       "elementsChanges": [
+                     *         {
+                     *           "elementName": "headline",
+                     *           "changes": [
+                     *             {
+                     *               "attribute": "LABEL",
+                     *               "value": "Summer sale: 30 % off"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "exportSettings": {
+                     *         "preflight": "warn"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Only these sizes are checked (as exportSettings.allowedSizeHashesOnly); default every size */
                         allowedSizeHashesOnly?: string[];
@@ -12990,6 +19968,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13011,6 +19996,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13032,6 +20024,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13053,6 +20052,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13074,6 +20080,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13095,6 +20108,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13116,6 +20136,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No size of the design has an element of this name.",
+                         *       "code": "UNKNOWN_ELEMENT",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13137,6 +20164,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13208,6 +20242,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13229,6 +20270,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13250,6 +20298,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13271,6 +20326,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No size of the design has an element of this name.",
+                         *       "code": "UNKNOWN_ELEMENT",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13292,6 +20354,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13339,6 +20408,83 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "projectId": 12,
+                     *       "folderId": 6,
+                     *       "name": "Spring sale",
+                     *       "document": {
+                     *         "name": "Spring sale",
+                     *         "loop": 1,
+                     *         "sizes": [
+                     *           {
+                     *             "name": "Medium Rectangle",
+                     *             "width": 300,
+                     *             "height": 250,
+                     *             "backgroundColor": "#0F172A",
+                     *             "slides": [
+                     *               {
+                     *                 "duration": 5,
+                     *                 "elements": [
+                     *                   {
+                     *                     "name": "photo",
+                     *                     "type": "image",
+                     *                     "x": 0,
+                     *                     "y": 0,
+                     *                     "width": 300,
+                     *                     "height": 140,
+                     *                     "src": "https://cdn.example.com/p.jpg",
+                     *                     "fit": "cover"
+                     *                   },
+                     *                   {
+                     *                     "name": "headline",
+                     *                     "type": "text",
+                     *                     "x": 16,
+                     *                     "y": 150,
+                     *                     "width": 268,
+                     *                     "height": 48,
+                     *                     "text": "Spring sale",
+                     *                     "fontFamily": "Inter",
+                     *                     "fontVariant": "700",
+                     *                     "fontSize": 24,
+                     *                     "color": "#FFFFFF",
+                     *                     "autoFit": "shrink",
+                     *                     "minFontSize": 12,
+                     *                     "animations": [
+                     *                       {
+                     *                         "effect": "slide",
+                     *                         "direction": "in",
+                     *                         "from": "left",
+                     *                         "start": 0,
+                     *                         "duration": 0.6,
+                     *                         "easing": "easeOut"
+                     *                       }
+                     *                     ]
+                     *                   },
+                     *                   {
+                     *                     "name": "cta",
+                     *                     "type": "button",
+                     *                     "x": 16,
+                     *                     "y": 206,
+                     *                     "width": 120,
+                     *                     "height": 32,
+                     *                     "label": "Shop now",
+                     *                     "fill": "#F59E0B",
+                     *                     "color": "#111827",
+                     *                     "fontFamily": "Inter",
+                     *                     "fontVariant": "600",
+                     *                     "fontSize": 14,
+                     *                     "cornerRadius": 6,
+                     *                     "link": "https://example.com"
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Design document (SPEC §5); published at /v1/schemas/design-document.json */
                         document: {
@@ -13411,6 +20557,20 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "template": {
+                         *           "id": "k3x9q2m",
+                         *           "name": "Spring sale",
+                         *           "isTemplate": false,
+                         *           "projectId": 12,
+                         *           "apiGenerated": false,
+                         *           "thumbUrl": "https://placard.example.com/thumbnails/k3x9q2m.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f"
+                         *         }
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 template: {
@@ -13422,7 +20582,8 @@ export interface paths {
                                     isTemplate: boolean;
                                     name: string;
                                     projectId: number;
-                                    thumbUrl: string | null;
+                                    /** @description Thumbnail link, valid for 12 hours. Until the thumbnail is drawn it answers 404 with Retry-After, then the PNG */
+                                    thumbUrl: string;
                                 };
                             };
                         };
@@ -13434,6 +20595,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13455,6 +20623,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13476,6 +20651,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13497,6 +20679,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13518,6 +20707,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13539,6 +20735,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13560,6 +20763,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13581,6 +20791,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13602,6 +20819,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13687,6 +20911,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13708,6 +20939,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13729,6 +20967,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13757,6 +21002,13 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Grace Hopper",
+                     *       "email": "grace@example.com",
+                     *       "role": "Editor"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: email */
                         email: string;
@@ -13788,6 +21040,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13809,6 +21068,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13830,6 +21096,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13851,6 +21124,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13872,6 +21152,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13893,6 +21180,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13914,6 +21208,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13944,6 +21245,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "email": "grace@example.com"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: email */
                         email: string;
@@ -13971,6 +21277,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -13992,6 +21305,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14013,6 +21333,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14034,6 +21361,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14055,6 +21389,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The change would leave the team without an Owner.",
+                         *       "code": "LAST_OWNER",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14076,6 +21417,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14120,6 +21468,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": 7
+                     *     }
+                     */
                     "application/json": {
                         userId: number;
                     };
@@ -14158,6 +21511,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14179,6 +21539,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14200,6 +21567,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14221,6 +21595,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14242,6 +21623,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14263,6 +21651,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14284,6 +21679,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14305,6 +21707,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14346,6 +21755,12 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": 7,
+                     *       "roleId": 3
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description 1 Owner, 2 Admin, 3 Editor, 4 Viewer
@@ -14385,6 +21800,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14406,6 +21828,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14427,6 +21856,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14448,6 +21884,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14469,6 +21912,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The change would leave the team without an Owner.",
+                         *       "code": "LAST_OWNER",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14490,6 +21940,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14556,6 +22013,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14577,6 +22041,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14598,6 +22069,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14687,6 +22165,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14708,6 +22193,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14729,6 +22221,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14750,6 +22249,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14777,6 +22283,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookId": 5,
+                     *       "actions": [
+                     *         1,
+                     *         2,
+                     *         3
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description Replaces the actions of the webhook */
                         actions?: number[];
@@ -14845,6 +22361,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14866,6 +22389,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14887,6 +22417,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14908,6 +22445,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14929,6 +22473,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14950,6 +22501,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -14980,6 +22538,15 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Exports to the DAM",
+                     *       "url": "https://hooks.example.com/placard",
+                     *       "actions": [
+                     *         1
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description Ids of GET /v1/webhookActions; an unknown id is a 422; a repeated id counts once */
                         actions: number[];
@@ -14999,6 +22566,37 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "response": {
+                         *         "id": 5,
+                         *         "name": "Exports to the DAM",
+                         *         "webhookUrl": "https://hooks.example.com/placard",
+                         *         "createdAt": "2026-03-02T09:15:00.000Z",
+                         *         "createdByUser": {
+                         *           "id": 3,
+                         *           "name": "Ada Lovelace"
+                         *         },
+                         *         "actions": [
+                         *           {
+                         *             "actionId": 1,
+                         *             "createdAt": "2026-03-02T09:15:00.000Z",
+                         *             "createdByUser": {
+                         *               "id": 3,
+                         *               "name": "Ada Lovelace"
+                         *             },
+                         *             "action": {
+                         *               "id": 1,
+                         *               "name": "export/complete",
+                         *               "description": "An export finished with every creative complete; data.export is as GET /v1/export/{id} answers it.",
+                         *               "config": "{}",
+                         *               "createdAt": "2026-01-01T00:00:00.000Z"
+                         *             }
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             response: {
                                 actions: {
@@ -15047,6 +22645,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15068,6 +22673,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15089,6 +22701,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15110,6 +22729,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15131,6 +22757,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15152,6 +22785,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15173,6 +22813,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The request is well-formed but refers to something that cannot be used.",
+                         *       "code": "UNPROCESSABLE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15194,6 +22841,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15221,6 +22875,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "webhookId": 5
+                     *     }
+                     */
                     "application/json": {
                         webhookId: number;
                     };
@@ -15247,6 +22906,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15268,6 +22934,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15289,6 +22962,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15310,6 +22990,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15331,6 +23018,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15439,6 +23133,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15460,6 +23161,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15481,6 +23189,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15502,6 +23217,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15601,6 +23323,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15622,6 +23351,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15643,6 +23379,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15664,6 +23407,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The object does not exist or is not visible to the caller.",
+                         *       "code": "NOT_FOUND",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15685,6 +23435,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15706,6 +23463,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15727,6 +23491,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15748,6 +23519,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15816,6 +23594,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15837,6 +23622,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15858,6 +23650,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15879,6 +23678,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15951,6 +23757,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "A field breaks its rule; `details` names each field (JSON pointer) and the rule.",
+                         *       "code": "VALIDATION_FAILED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15972,6 +23785,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "No bearer token, or one that is malformed, unknown or revoked.",
+                         *       "code": "UNAUTHENTICATED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -15993,6 +23813,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The role of the caller lacks the permission for this action.",
+                         *       "code": "FORBIDDEN",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -16014,6 +23841,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The Idempotency-Key was already used within 24 hours with another request body.",
+                         *       "code": "IDEMPOTENCY_KEY_REUSED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -16035,6 +23869,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is larger than 1 MiB.",
+                         *       "code": "PAYLOAD_TOO_LARGE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -16056,6 +23897,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "The body is not sent as application/json, or in a charset other than UTF-8.",
+                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;
@@ -16077,6 +23925,13 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "error": "Too many requests for the team in this window; see Retry-After.",
+                         *       "code": "RATE_LIMITED",
+                         *       "requestId": "3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c"
+                         *     }
+                         */
                         "application/json": {
                             /** @description Stable identifier to branch on: INVALID_JSON, VALIDATION_FAILED, INVALID_CURSOR, UNAUTHENTICATED, TOKEN_EXPIRED, INVALID_CREDENTIALS, FORBIDDEN, CSRF_REJECTED, INVALID_SIGNATURE, LINK_EXPIRED, NOT_FOUND, EMAIL_TAKEN, LAST_OWNER, BRANDKIT_IN_USE, IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_KEY_IN_USE, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, STALE_REVISION, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, REQUEST_TOO_LARGE, UNKNOWN_ELEMENT, ATTRIBUTE_NOT_APPLICABLE, INVALID_ELEMENT_CHANGE, FONT_VARIANT_UNAVAILABLE, UNKNOWN_SIZE_HASH, SOURCE_REJECTED, FONT_REJECTED, FONT_NOT_EMBEDDABLE, INVALID_MOVE, UNPROCESSABLE, RATE_LIMITED, TEAM_QUEUE_FULL, INTERNAL, AD_NETWORK_RULE, PREFLIGHT_FAILED, NOT_IMPLEMENTED, UNAVAILABLE */
                             code: string;

@@ -13,7 +13,7 @@ export const AudioElement = Type.Object(
     y: Type.Optional(Type.With(y, { default: 0 })),
     width: Type.Optional(Type.With(width, { default: 0 })),
     height: Type.Optional(Type.With(height, { default: 0 })),
-    src: Type.With(HttpUrl, { description: 'http(s) URL of an mp3, wav or ogg file (SPEC §9 limits)' }),
+    src: Type.With(HttpUrl, { description: 'http(s) URL of an mp3, wav or ogg file of at most 10 MB and 5 minutes' }),
     start: Type.Optional(
       Type.Number({ minimum: 0, maximum: 300, default: 0, description: 'Seconds after the slide starts' }),
     ),

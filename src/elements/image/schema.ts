@@ -5,7 +5,9 @@ import { commonFields, HttpUrl, STRICT } from '../common.js';
 export const ImageElement = Type.Object(
   {
     ...commonFields('image'),
-    src: Type.With(HttpUrl, { description: 'http(s) URL of a jpg, png, gif, svg or webp image (SPEC §9 limits)' }),
+    src: Type.With(HttpUrl, {
+      description: 'http(s) URL of a jpg, png, gif, svg or webp image of at most 20 MB (a GIF 1 MB) and 50 megapixels',
+    }),
     fit: Type.Optional(
       Type.Enum(['cover', 'contain', 'fill'], {
         default: 'cover',

@@ -16,7 +16,7 @@ export const TextElement = Type.Object(
     markdown: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'Interpret [text](url), *italic*, **bold** and ***bold italic***; nothing else',
+        description: 'Interpret `[text](url)`, `*italic*`, `**bold**` and `***bold italic***`; nothing else',
       }),
     ),
     ...textStyleFields({ align: 'start', verticalAlign: 'top', fontSize: 16 }),

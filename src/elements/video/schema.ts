@@ -5,7 +5,9 @@ import { commonFields, HttpUrl, STRICT } from '../common.js';
 export const VideoElement = Type.Object(
   {
     ...commonFields('video'),
-    src: Type.With(HttpUrl, { description: 'http(s) URL of an mp4, mov, avi, webm or mkv file (SPEC §9 limits)' }),
+    src: Type.With(HttpUrl, {
+      description: 'http(s) URL of an mp4, mov, avi, webm or mkv file of at most 100 MB and 5 minutes',
+    }),
     fit: Type.Optional(Type.Enum(['cover', 'contain', 'fill'], { default: 'cover' })),
     muted: Type.Optional(
       Type.Boolean({ default: true, description: 'Default true: browsers autoplay only muted video' }),

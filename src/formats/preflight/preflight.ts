@@ -372,6 +372,22 @@ interface ContrastResult {
 const CONTRAST_CACHE_SIZE = 1024;
 const contrasts = new Map<string, ContrastResult | null>();
 
+/**
+ * What is drawn under a text element's text box when its text is left out, by the same key less the text: the one
+ * flat colour there and the opacity the text is drawn at, or null when the background is not flat. A variant that
+ * only changes a headline's words (the common case) then measures its contrast on a flat background without drawing
+ * anything: the flat path needs only the background colour, the text colour and the opacity. Per thread, least
+ * recently used first out.
+ */
+const backgrounds = new Map<string, { flat: Rgb; alpha: number } | null>();
+
+/** Least recently used first out: `key` becomes the newest entry of `cache`, which keeps at most `limit` entries. */
+function remember<V>(cache: Map<string, V>, key: string, value: V, limit = CONTRAST_CACHE_SIZE): void {
+  cache.delete(key);
+  cache.set(key, value);
+  if (cache.size > limit) cache.delete(cache.keys().next().value!);
+}
+
 /** The final-state box of an element in frame coordinates, turned and scaled (axis-aligned, blur added). */
 function frameBox(element: BaseElement, size: DesignSize) {
   const motion = motionAt(element, Number.POSITIVE_INFINITY, size);
@@ -414,21 +430,36 @@ function checkContrast(
       });
       const key = JSON.stringify([size.width, size.height, size.backgroundColor, below, element]);
       let result = contrasts.get(key);
-      if (result === undefined) {
-        canvas ??= canvasPool.acquire(Math.max(1, Math.round(size.width)), Math.max(1, Math.round(size.height)));
-        result = measureContrast(
-          canvas,
-          size,
-          { ...slide, elements: [...below, element] as Slide['elements'] },
-          assets,
-          element,
-          text,
-        );
-        contrasts.set(key, result);
-        if (contrasts.size > CONTRAST_CACHE_SIZE) contrasts.delete(contrasts.keys().next().value!);
+      if (result !== undefined) {
+        remember(contrasts, key, result);
       } else {
-        contrasts.delete(key);
-        contrasts.set(key, result);
+        // The text box is part of the key: a text's box may depend on its words (a button sized to its label).
+        const backgroundKey = JSON.stringify([
+          size.width,
+          size.height,
+          size.backgroundColor,
+          below,
+          variantOf(element, { attribute: 'LABEL', value: '' }),
+          text.box,
+        ]);
+        const known = backgrounds.get(backgroundKey);
+        if (known) {
+          result = flatContrast(known.flat, text.color, known.alpha);
+          remember(backgrounds, backgroundKey, known);
+        } else {
+          canvas ??= canvasPool.acquire(Math.max(1, Math.round(size.width)), Math.max(1, Math.round(size.height)));
+          const measuredContrast = measureContrast(
+            canvas,
+            size,
+            { ...slide, elements: [...below, element] as Slide['elements'] },
+            assets,
+            element,
+            text,
+          );
+          result = measuredContrast.result;
+          remember(backgrounds, backgroundKey, measuredContrast.background);
+        }
+        remember(contrasts, key, result);
       }
       if (!result) return;
       const bold = Number.parseInt(text.font.fontVariant, 10) >= 700;
@@ -463,8 +494,9 @@ function measureContrast(
   assets: ResolvedAssets,
   target: BaseElement,
   text: MeasuredText,
-): ContrastResult | null {
+): { result: ContrastResult | null; background: { flat: Rgb; alpha: number } | null } {
   let result: ContrastResult | null = null;
+  let flatBackground: { flat: Rgb; alpha: number } | null = null;
   // Only the pixels under the element are read: clipping the frame to its box spares Skia the rest of the canvas.
   const ctx2d = canvas.getContext('2d');
   const box = frameBox(target, size);
@@ -482,7 +514,7 @@ function measureContrast(
   } finally {
     ctx2d.restore();
   }
-  return result;
+  return { result, background: flatBackground };
 
   function drawInto(context: SKRSContext2D): void {
     drawFrame(context, size, slide, assets, {
@@ -506,6 +538,7 @@ function measureContrast(
           // Text on one flat colour (most banners): every glyph pixel has that background, so the text colour as drawn
           // is the element's colour at the context's opacity over it; no need to find the glyphs.
           result = flatContrast(flat, text.color, ctx.globalAlpha);
+          flatBackground = { flat, alpha: ctx.globalAlpha };
           draw(element);
           return;
         }

@@ -7,7 +7,7 @@ import { describeValidation } from '../../domain/json-pointer.js';
 import { AppError, type ErrorDetail } from '../../errors.js';
 import type { App } from '../types.js';
 
-function fromFastify(error: FastifyError): AppError | null {
+function fromFastify(error: FastifyError, bodyLimit = 1024 * 1024): AppError | null {
   if (error.validation) {
     const { message, details } = describeValidation(error.validation as never, error.validationContext ?? 'body');
     return new AppError('VALIDATION_FAILED', message, { details });
@@ -16,7 +16,10 @@ function fromFastify(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'the body must be JSON sent with Content-Type: application/json');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'the body is larger than the 1 MiB limit');
+      return new AppError(
+        'PAYLOAD_TOO_LARGE',
+        `the body is larger than the ${bodyLimit % (1024 * 1024) === 0 ? `${bodyLimit / 1024 / 1024} MiB` : `${bodyLimit} bytes`} limit`,
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError(
         'INVALID_JSON',
@@ -81,7 +84,7 @@ export function clientErrors(error: NodeJS.ErrnoException, socket: Socket) {
 
 export function errorHandlerPlugin(app: App, options: { allowedMethods?: (path: string) => string[] } = {}) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = error instanceof AppError ? error : fromFastify(error);
+    const known = error instanceof AppError ? error : fromFastify(error, request.routeOptions?.bodyLimit);
     if (!known) {
       request.log.error({ err: error }, 'unhandled error');
       return reply.code(500).send({

@@ -73,6 +73,35 @@ export function queueDepthGauge(
   });
 }
 
+/**
+ * The export queue's expected wait (issue 14): seconds to render every export file waiting or rendering, and the
+ * render rate it is estimated from (files finished per second over the last minute). NaN while too few files
+ * finished in the last minute to tell. Read from the database and the queue when Prometheus scrapes.
+ */
+export function exportWaitGauges(
+  metrics: Metrics,
+  wait: { drainMs(): Promise<number | null>; ratePerMs(): Promise<number | null> },
+): void {
+  new client.Gauge({
+    name: 'placard_export_expected_wait_seconds',
+    help: 'Seconds to render every export file waiting or rendering, at the render rate of the last minute',
+    registers: [metrics.registry],
+    async collect() {
+      const ms = await wait.drainMs();
+      this.set(ms === null ? Number.NaN : ms / 1000);
+    },
+  });
+  new client.Gauge({
+    name: 'placard_export_render_rate',
+    help: 'Export files finished per second over the last minute',
+    registers: [metrics.registry],
+    async collect() {
+      const perMs = await wait.ratePerMs();
+      this.set(perMs === null ? Number.NaN : perMs * 1000);
+    },
+  });
+}
+
 /** SQL statements the process has sent (issue 21: statements per export are a budget, see docs/decisions.md). */
 export function sqlStatementsCounter(metrics: Metrics, statements: () => number): void {
   new client.Counter({

@@ -2,6 +2,7 @@
 // /v1/openapi.json and rendered for people at /docs.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { OPERATION_EXAMPLES, operationKey } from '../openapi-examples.js';
 import type { App } from '../types.js';
 
 export async function openapiPlugin(app: App, { publicUrl, version }: { publicUrl: string; version: string }) {
@@ -24,11 +25,20 @@ export async function openapiPlugin(app: App, { publicUrl, version }: { publicUr
       security: [{ bearer: [] }],
     },
     // Routes say which permission they need; the document shows it to readers.
+    // Each operation's example body and answer (openapi-examples.ts) go on its schemas as `examples`, which the
+    // document shows as the media type's example; the schemas that validate requests are not changed.
     transform: ({ schema, url, route }) => {
       const permission = route.config?.permission;
       const out = { ...(schema ?? {}) } as Record<string, unknown>;
       if (route.config?.public) out.security = [];
       if (permission) out['x-permission'] = permission;
+      const method = Array.isArray(route.method) ? route.method[0] : route.method;
+      const example = OPERATION_EXAMPLES[operationKey(String(method), url)];
+      if (example?.body !== undefined && out.body) out.body = { ...(out.body as object), examples: [example.body] };
+      const responses = out.response as Record<string, object> | undefined;
+      if (example?.response !== undefined && responses?.[200]) {
+        out.response = { ...responses, 200: { ...responses[200], examples: [example.response] } };
+      }
       return { schema: out as never, url };
     },
   });

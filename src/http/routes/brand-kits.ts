@@ -49,7 +49,7 @@ export function brandKitsRoutes(app: App, { brandKits }: { brandKits: BrandKitSe
     schema: {
       tags,
       summary: 'Rename a brand kit',
-      description: `\`typography\` (extension) replaces the kit's typography entries; a \`fontId\` must be a brand font of the team (422 otherwise). ${WRITE_AFTER_LOOKUP}`,
+      description: `\`typography\` (extension) replaces the kit's typography entries; a \`fontId\` must be a brand font of the team (422 otherwise). \`colors\` (extension) replaces the kit's palette: each \`{name, hex}\` with \`hex\` as #rrggbb (400 otherwise) and names unique in the kit (422 otherwise). ${WRITE_AFTER_LOOKUP}`,
       body: UpdateBrandKitBody,
       response: {
         200: BrandKitResponse,

@@ -3,6 +3,8 @@ import { actorOf } from '../plugins/auth.js';
 import { AUTHED_ERRORS, BODY_ERRORS, errors, POST_ERRORS } from '../schemas/common.js';
 import {
   CreateDesignVersionBody,
+  DesignVersionDocumentQuery,
+  DesignVersionDocumentResponse,
   DesignVersionStatus,
   ListDesignVersionsQuery,
   ListDesignVersionsResponse,
@@ -32,6 +34,20 @@ export function designVersionsRoutes(app: App, { versions }: { versions: DesignV
       response: { 200: ListDesignVersionsResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
     },
     handler: async (request) => ({ response: await versions.list(actorOf(request), request.query.hash) }),
+  });
+
+  app.get('/v1/designVersion/document', {
+    config: { permission: 'read' },
+    schema: {
+      tags,
+      summary: 'Read the design document of a version',
+      description:
+        "Extension (the studio's version preview). The version's document in the current format, exactly what a " +
+        'restore would store. An unknown versionId is a 404; a design the caller cannot see is a 404.',
+      querystring: DesignVersionDocumentQuery,
+      response: { 200: DesignVersionDocumentResponse, ...errors(...AUTHED_ERRORS, 'NOT_FOUND') },
+    },
+    handler: async (request) => ({ response: await versions.document(actorOf(request), request.query) }),
   });
 
   app.post('/v1/designVersion', {

@@ -44,7 +44,7 @@ export function exportsRoutes(app: App, { exports }: { exports: ExportService })
     handler: async (request, reply) => {
       const result = await exports.exportWithChanges(actorOf(request), request.body);
       reply.header('X-Cache', result.cacheHit ? 'HIT' : 'MISS');
-      return { response: { export: result.export } };
+      return { response: { export: result.export, ...(result.queue ? { queue: result.queue } : {}) } };
     },
   });
 
@@ -55,8 +55,9 @@ export function exportsRoutes(app: App, { exports }: { exports: ExportService })
       summary: 'Export an existing design',
       description:
         'Creates no design. An identical earlier request whose export completed answers that export again ' +
-        '(header `X-Cache: HIT`). Every type the schema admits is rendered (formats/registry.ts). 503 with ' +
-        'Retry-After when the export queue is full.',
+        "(header `X-Cache: HIT`). Every type the schema admits is rendered (formats/registry.ts). The answer's " +
+        '`queue` gives the position and expected wait. 503 with Retry-After when the export queue is full, or when ' +
+        "the export's expected wait passes PLACARD_MAX_QUEUE_WAIT_SECONDS.",
       body: ExportBody,
       response: {
         200: CreateExportResponse,
@@ -66,7 +67,7 @@ export function exportsRoutes(app: App, { exports }: { exports: ExportService })
     handler: async (request, reply) => {
       const result = await exports.export(actorOf(request), request.body);
       reply.header('X-Cache', result.cacheHit ? 'HIT' : 'MISS');
-      return { response: { export: result.export } };
+      return { response: { export: result.export, ...(result.queue ? { queue: result.queue } : {}) } };
     },
   });
 

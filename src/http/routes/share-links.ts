@@ -94,11 +94,17 @@ export function shareLinksRoutes(app: App, { shareLinks }: { shareLinks: ShareLi
     handler: async (request, reply) => {
       const { token, size } = request.params;
       const file = await shareLinks.file(token, size, request.params['*']);
-      return reply
-        .type(file.contentType)
-        .header('cache-control', 'private, max-age=60')
-        .header('x-content-type-options', 'nosniff')
-        .send(file.body);
+      return (
+        reply
+          .type(file.contentType)
+          .header('cache-control', 'private, max-age=60')
+          .header('x-content-type-options', 'nosniff')
+          // The share page's iframe is sandboxed without allow-same-origin (the ad must not reach the page), so the
+          // ad's origin is opaque and its font requests are cross-origin: without this header Chromium refuses the
+          // fonts and draws a fallback serif (issue 15). The files are public to whoever holds the token anyway.
+          .header('access-control-allow-origin', '*')
+          .send(file.body)
+      );
     },
   });
 }

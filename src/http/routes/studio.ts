@@ -1,6 +1,7 @@
 // The studio (web/, built by Vite into dist/web by `npm install`) served as static files by the API process.
 // The app's own paths (/, /invite/…, /app/…) answer index.html so that a reload or a shared link opens the right
-// page; hashed assets are cached for a year, index.html never (a new build is picked up at once).
+// page; hashed assets are cached for a year, index.html never (a new build is picked up at once). The build writes a
+// .br and a .gz beside each text file (web/vite.config.ts); `preCompressed` sends the one the browser accepts.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -18,9 +19,14 @@ export async function studioRoutes(app: App, { root = STUDIO_DIR }: { root?: str
     prefix: '/',
     wildcard: false,
     index: false,
+    preCompressed: true,
+    // send's own Cache-Control ('public, max-age=0') is written after setHeaders and would replace ours.
+    cacheControl: false,
     setHeaders(res, file) {
       res.setHeader('cache-control', file.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
       res.setHeader('x-content-type-options', 'nosniff');
+      // The same URL answers brotli, gzip or plain by Accept-Encoding: caches must keep them apart.
+      res.setHeader('vary', 'accept-encoding');
     },
   });
   const index = (

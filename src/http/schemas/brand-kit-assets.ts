@@ -41,7 +41,9 @@ export const Media = Type.Object({
   url: Nullable(
     Type.String({ description: 'Signed download link, usable as a SOURCE value; null until the asset is VALID' }),
   ),
-  src: Type.String({ description: 'The source link the asset was uploaded from' }),
+  src: Type.String({
+    description: 'The source link the asset was uploaded from; `upload:` and the file name for a file sent from disk',
+  }),
   checksum: Nullable(Type.String({ description: 'SHA-256 of the file, hex' })),
   mediaFolderId: Nullable(Type.Integer()),
   createdAt: Timestamp,
@@ -69,6 +71,11 @@ export const UploadAssetsBody = Type.Object(
       },
     ),
   },
+  { additionalProperties: false },
+);
+
+export const UploadAssetFilesQuery = Type.Object(
+  { mediaFolderId: Type.Optional(Type.With(Id, { description: 'Media folder inside the brand kit' })) },
   { additionalProperties: false },
 );
 

@@ -10,12 +10,28 @@ export const Typography = Type.Object({
   type: Type.String({ description: 'What the style is for, e.g. heading or body' }),
 });
 
+const Hex = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-rule': 'must be a colour as #rrggbb' });
+
+export const BrandColor = Type.Object({
+  name: Type.String({ description: 'What the colour is for, e.g. Primary' }),
+  hex: Type.String({ description: '#rrggbb' }),
+});
+
+export const BrandColorInput = Type.Object(
+  {
+    name: Type.String({ maxLength: 100, pattern: '\\S', 'x-rule': 'must not be empty or only spaces' }),
+    hex: Hex,
+  },
+  { additionalProperties: false },
+);
+
 export const BrandKit = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   teamId: Type.Integer(),
   createdBy: Type.Integer({ description: 'User id' }),
   typography: Type.Array(Typography),
+  colors: Type.Array(BrandColor, { description: "Extension (issue 18): the kit's palette" }),
   createdAt: Timestamp,
 });
 
@@ -27,6 +43,7 @@ export const BrandKitNode = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   assetCount: Type.Integer({ minimum: 0 }),
+  colors: Type.Array(BrandColor, { description: "Extension (issue 18): the kit's palette" }),
 });
 
 export const ListBrandKitsQuery = Type.Object({
@@ -61,6 +78,12 @@ export const UpdateBrandKitBody = Type.Object(
         maxItems: 50,
         description:
           "Extension (issue 17): replaces the kit's typography; each fontId must be a brand font of the team",
+      }),
+    ),
+    colors: Type.Optional(
+      Type.Array(BrandColorInput, {
+        maxItems: 50,
+        description: "Extension (issue 18): replaces the kit's palette; names are unique in a kit (case-insensitive)",
       }),
     ),
   },

@@ -7,8 +7,6 @@ export const Ok = <T extends TSchema>(schema: T) => Type.Object({ response: sche
 
 export const StatusSuccess = Ok(Type.Object({ status: Type.Literal('success') }));
 
-import { Nullable } from '../../domain/schema-primitives.js';
-
 export { Id, Nullable, Timestamp } from '../../domain/schema-primitives.js';
 
 export const ErrorBody = Type.Object(
@@ -54,6 +52,14 @@ export function errors(...codes: ErrorCode[]): Record<number, TSchema> {
   for (const [status, list] of byStatus) {
     out[status] = Type.Object(ErrorBody.properties, {
       description: `${STATUS_TEXT[status] ?? 'Error'}: ${list.join(', ')}`,
+      // What /docs shows for this answer (issue 15): the envelope of its first code, described as the catalogue does.
+      examples: [
+        {
+          error: ERROR_CATALOGUE[list[0]].description,
+          code: list[0],
+          requestId: '3c9f2b1a-7d4e-4f6a-8b5c-0e1d2f3a4b5c',
+        },
+      ],
     });
   }
   return out;

@@ -1,7 +1,7 @@
 // Schemas of design versions (seed "Design versions", SPEC §11): snapshots of the whole design document.
 import { Type } from 'typebox';
 import { Ok, Timestamp } from './common.js';
-import { DesignHash } from './templates.js';
+import { DesignHash, DocumentResponse } from './templates.js';
 
 const Hash = Type.With(DesignHash, { description: 'A design hash or the hash of one of its sizes' });
 const VersionName = Type.String({ minLength: 1, maxLength: 200 });
@@ -36,3 +36,11 @@ export const RestoreDesignVersionBody = Type.Object(
 );
 
 export const DesignVersionStatus = Ok(Type.Object({ status: Type.Enum(['success', 'failed']) }));
+
+export const DesignVersionDocumentQuery = Type.Object(
+  { hash: Hash, versionId: VersionId },
+  { additionalProperties: false },
+);
+
+/** The version's design document, in the current format (as a restore would store it). */
+export const DesignVersionDocumentResponse = DocumentResponse;

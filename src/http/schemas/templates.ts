@@ -1,16 +1,8 @@
 // Schemas of designs (the seed's templates): hashes, the listed node, sizes, the design document, its editable
 // elements, fonts, and the element changes (SPEC §5) that exports and share links apply to a design.
 
-import { type Static, Type } from 'typebox';
-import {
-  DesignHash,
-  ElementChangeAttribute,
-  ElementChanges,
-  ElementsChanges,
-  GeneralChanges,
-  HexColour,
-  SizeHash,
-} from '../../domain/changes.schema.js';
+import { Type } from 'typebox';
+import { DesignHash, ElementChangeAttribute } from '../../domain/changes.schema.js';
 import { DesignDocument } from '../../domain/design.schema.js';
 import { Id, Nullable, Ok, PageOf, PageQueryFields } from './common.js';
 
@@ -40,9 +32,10 @@ export const TemplateNode = Type.Object({
   isTemplate: Type.Boolean({ description: 'Whether the design is marked as a custom template of the team' }),
   projectId: Type.Integer(),
   apiGenerated: Type.Boolean({ description: 'True when the design was created through the API' }),
-  thumbUrl: Nullable(
-    Type.String({ description: 'Thumbnail link, valid for 12 hours; null until the thumbnail has been made' }),
-  ),
+  thumbUrl: Type.String({
+    description:
+      'Thumbnail link, valid for 12 hours. Until the thumbnail is drawn it answers 404 with Retry-After, then the PNG',
+  }),
 });
 
 export const ListTemplatesQuery = Type.Object({

@@ -89,6 +89,11 @@ export interface FetchMediaOptions {
 export interface AssetFetcher {
   /** The media at a URL, checked against every rule; throws AppError SOURCE_REJECTED naming the URL and the rule. */
   fetch(url: string, options?: FetchMediaOptions): Promise<FetchedMedia>;
+  /**
+   * A file that arrived whole (uploaded from disk), checked against the same rules as a fetched one: type by content,
+   * the byte cap of its type, dimensions, whole decode, SVG content, duration. Throws SOURCE_REJECTED naming `name`.
+   */
+  inspect(name: string, bytes: Buffer): Promise<Omit<FetchedMedia, 'url' | 'finalUrl'>>;
   /** Bytes held by the cache. */
   cachedBytes(): number;
   clearCache(): void;
@@ -426,8 +431,35 @@ export function createAssetFetcher(options: AssetFetcherOptions): AssetFetcher {
     return { url, ...media };
   }
 
+  async function inspect(name: string, bytes: Buffer): Promise<Omit<FetchedMedia, 'url' | 'finalUrl'>> {
+    const head = bytes.subarray(0, SNIFF_BYTES);
+    const media = sniff(head);
+    if (!media) {
+      throw rejected(name, `is not an image, audio or video file this service accepts: ${describeUnsupported(head)}`);
+    }
+    const cap = byteCap(media);
+    if (bytes.length > cap.bytes) {
+      const [size, limit] = sizeAgainst(bytes.length, cap.bytes);
+      throw rejected(name, `is ${describe(media)} of ${size}, more than the ${limit} allowed for ${cap.of}`);
+    }
+    const measured = await measure(name, bytes, media);
+    const result = {
+      bytes,
+      kind: media.kind,
+      format: media.format,
+      mimeType: media.mimeType,
+      ...measured,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    };
+    for (const key of ['width', 'height', 'durationSeconds'] as const) {
+      if (result[key] === undefined) delete result[key];
+    }
+    return result;
+  }
+
   return {
     fetch: fetchMedia,
+    inspect,
     cachedBytes: () => cache?.calculatedSize ?? 0,
     clearCache: () => cache?.clear(),
   };

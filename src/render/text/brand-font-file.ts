@@ -3,6 +3,7 @@
 // tables a renderer reads hold together, so that a fuzzed or truncated file is refused at upload and never reaches a
 // render thread. Pure over bytes: the upload service and the render threads (coverage) both use it.
 import * as fontkit from 'fontkit';
+import subsetFont from 'subset-font';
 
 /** A font file may be at most this large (documented in the README and the route). */
 export const MAX_FONT_BYTES = 10 * 1024 * 1024;
@@ -291,6 +292,58 @@ export function parseFontFile(bytes: Buffer, fileName: string): ParsedFontFile {
     throw new FontFileError(`has ${faces.length} named instances; at most ${MAX_FACES} are accepted`);
   }
   return { format, faces };
+}
+
+/**
+ * A variable font's named instance as a static font of its own: every axis pinned to the instance's value (the axes
+ * it does not name, to their defaults), with every glyph kept. HarfBuzz's instancer (subset-font, i.e. hb-subset)
+ * does it. Why a file per instance: Skia draws a registered variable font at its default instance, and its
+ * registry, the PDF embedder and the HTML5 subsetter all work per file, so a static file is drawn, embedded and
+ * subset with the instance's own outlines everywhere without any of them knowing about variations.
+ */
+async function instanceFile(bytes: Buffer, coordinates: Record<string, number>): Promise<Buffer> {
+  const font = fontkit.create(bytes) as fontkit.Font;
+  const axes = (font as unknown as { variationAxes?: Record<string, { default: number; min: number; max: number }> })
+    .variationAxes;
+  const pinned: Record<string, number> = {};
+  for (const [tag, axis] of Object.entries(axes ?? {})) {
+    const value = coordinates[tag] ?? axis.default;
+    pinned[tag] = Math.min(axis.max, Math.max(axis.min, value));
+  }
+  let instance: Buffer;
+  try {
+    instance = await subsetFont(bytes, '', { targetFormat: 'sfnt', keepAllGlyphs: true, variationAxes: pinned });
+  } catch (error) {
+    throw new FontFileError(`has a named instance that cannot be instantiated (${(error as Error).message})`);
+  }
+  // What the instancer wrote is read like an upload: a broken instance is refused here, never at a render.
+  let parsed: fontkit.Font;
+  try {
+    parsed = fontkit.create(instance) as fontkit.Font;
+    checkTables(parsed);
+  } catch (error) {
+    if (error instanceof FontFileError) throw error;
+    throw new FontFileError(`has a named instance that cannot be instantiated (${(error as Error).message})`);
+  }
+  return instance;
+}
+
+/**
+ * parseFontFile, then each named instance of a variable font written out as a static font (instanceFile); static
+ * faces are returned as they are. Asynchronous because HarfBuzz (WebAssembly) does the instancing.
+ */
+export async function readFontFile(bytes: Buffer, fileName: string): Promise<ParsedFontFile> {
+  const parsed = parseFontFile(bytes, fileName);
+  const faces: ParsedFace[] = [];
+  for (const face of parsed.faces) {
+    if (!face.variation) {
+      faces.push(face);
+      continue;
+    }
+    const instance = await instanceFile(face.bytes, face.variation);
+    faces.push({ ...face, bytes: instance, storedFormat: sniffFont(instance) === 'otf' ? 'otf' : 'ttf' });
+  }
+  return { format: parsed.format, faces };
 }
 
 /** The code points a font file maps to a glyph, as sorted [first, last] ranges (the renderer's fallback decisions). */

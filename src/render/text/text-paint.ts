@@ -20,6 +20,27 @@ function variantOf(base: string, style: { bold: boolean; italic: boolean }): str
   return `${wanted}${style.italic || base.endsWith('italic') ? 'italic' : ''}`;
 }
 
+// Widths of runs by font and text, per thread. Layout measures each word of a text at every size autoFit tries, and
+// variants of a design share most of their words: a width Skia has measured once is the same number every time, so
+// the renderer and preflight get the same layouts, only sooner. Least recently used first out.
+const WIDTH_CACHE_SIZE = 50_000;
+const widths = new Map<string, number>();
+/** The ink extents of runs (actualBoundingBox), cached the same way. */
+const inks = new Map<string, { ascent: number; descent: number }>();
+
+function cachedWidth(css: string, run: string, measure: () => number): number {
+  const key = `${css}\u0000${run}`;
+  let width = widths.get(key);
+  if (width === undefined) {
+    width = measure();
+    if (widths.size >= WIDTH_CACHE_SIZE) widths.delete(widths.keys().next().value!);
+  } else {
+    widths.delete(key);
+  }
+  widths.set(key, width);
+  return width;
+}
+
 /**
  * A measurer drawing with `font`; `text` decides which fallback fonts are needed (and registered). It must hold every
  * character the layout may draw: the transformed text, and the ellipsis (the family's first subset always has it).
@@ -41,9 +62,11 @@ export function canvasMeasurer(font: FontRef, text: string): TextMeasurer {
       return cssFont(stack, size);
     },
     measure(run, css) {
-      setFont(css);
-      ctx.letterSpacing = '0px';
-      return ctx.measureText(run).width;
+      return cachedWidth(css, run, () => {
+        setFont(css);
+        ctx.letterSpacing = '0px';
+        return ctx.measureText(run).width;
+      });
     },
     metrics(css) {
       setFont(css);
@@ -51,10 +74,20 @@ export function canvasMeasurer(font: FontRef, text: string): TextMeasurer {
       return { ascent: metrics.fontBoundingBoxAscent, descent: metrics.fontBoundingBoxDescent };
     },
     ink(run, css) {
-      setFont(css);
-      ctx.letterSpacing = '0px';
-      const metrics = ctx.measureText(run);
-      return { ascent: metrics.actualBoundingBoxAscent, descent: metrics.actualBoundingBoxDescent };
+      const key = `${css}\u0000${run}`;
+      let extent = inks.get(key);
+      if (extent === undefined) {
+        setFont(css);
+        ctx.letterSpacing = '0px';
+        const metrics = ctx.measureText(run);
+        extent = { ascent: metrics.actualBoundingBoxAscent, descent: metrics.actualBoundingBoxDescent };
+        if (inks.size >= WIDTH_CACHE_SIZE) inks.delete(inks.keys().next().value!);
+      } else {
+        inks.delete(key);
+      }
+      inks.set(key, extent);
+      // A copy: callers own what they are given.
+      return { ...extent };
     },
   };
 }

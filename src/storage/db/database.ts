@@ -34,8 +34,10 @@ export function openDatabase(options: DbOptions): Db {
   // Kysely's log hook sees every statement it sends, begin and commit included (they run through the same
   // connection); counting there costs an increment per statement.
   let statements = 0;
+  const trace = process.env.PLACARD_SQL_TRACE === '1';
   const log = (event: LogEvent) => {
     if (event.level === 'query') statements += 1;
+    if (trace && event.level === 'query') process.stderr.write(`SQL ${event.query.sql.slice(0, 160)}\n`);
   };
   if (options.databaseUrl) {
     const pool = new pg.Pool({

@@ -14,6 +14,9 @@ import { brandFonts } from './migrations/0012_brand_fonts.js';
 import { studio } from './migrations/0013_studio.js';
 import { preflight } from './migrations/0014_preflight.js';
 import { renderUrls } from './migrations/0016_render_urls.js';
+import { jobOrder } from './migrations/0017_job_order.js';
+import { brandColors } from './migrations/0018_brand_colors.js';
+import { batches } from './migrations/0019_batches.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -32,6 +35,9 @@ function provider(db: Db): MigrationProvider {
         '0013_studio': studio(),
         '0014_preflight': preflight(),
         '0016_render_urls': renderUrls(),
+        '0017_job_order': jobOrder(),
+        '0018_brand_colors': brandColors(),
+        '0019_batches': batches(db.dialect),
       };
     },
   };

@@ -39,6 +39,8 @@ export interface BrandKitsTable {
   name: string;
   /** JSON array of typography entries (seed: fontId, fontName, fontSize, fontWeight, type). */
   typography: ColumnType<string, string | undefined, string>;
+  /** JSON array of the kit's colours, {name, hex} (extension, migration 0018). */
+  colors: ColumnType<string, string | undefined, string>;
   created_by: number;
   created_at: string;
   updated_at: string;
@@ -113,6 +115,9 @@ export interface Database {
   share_comments: ShareCommentsTable;
   // render URLs (migration 0016):
   render_url_secrets: RenderUrlSecretsTable;
+  // batches (migration 0019):
+  batches: BatchesTable;
+  batch_rows: BatchRowsTable;
 }
 
 // ---- events issue (migration 0003): team webhooks, signing secrets, the event outbox, ad network status ----
@@ -298,6 +303,8 @@ export interface JobsTable {
   fair_group: ColumnType<string | null, string | null | undefined, string | null>;
   /** Claim order across groups (migration 0010, jobs/fair-order.ts). */
   fair_key: ColumnType<number, number | undefined, number>;
+  /** Enqueue order (migration 0017): breaks ties of fair key and due time. */
+  seq: ColumnType<number, number | undefined, number>;
 }
 
 export interface ExportsTable {
@@ -498,4 +505,74 @@ export interface RenderUrlSecretsTable {
   /** The secret before the last rotation, accepted until `previous_valid_until`. */
   previous_sealed: string | null;
   previous_valid_until: string | null;
+}
+
+// ---- batches (migration 0019, issue 22) ----
+
+export interface BatchesTable {
+  id: Generated<number>;
+  team_id: number;
+  project_id: number;
+  design_id: number;
+  design_hash: string;
+  design_revision: number;
+  /** JSON text of the template's document at submit: the batch renders it even if the template changes. */
+  document: string;
+  created_by: number;
+  /** As requested, and normalised (png jpg …). */
+  type: string;
+  format: string;
+  /** JSON text of the export settings, defaults filled in. */
+  settings: string;
+  /** JSON array of the size indexes rendered. */
+  sizes: string;
+  /** JSON text of generalSettings (createDesigns' project, folder, name). */
+  general_settings: string;
+  /** JSON array of {elementName, attribute, value} templates. */
+  mapping: string;
+  /** JSON array of the columns of the rows. */
+  columns: string;
+  /** rows | csv | file | feed */
+  source: string;
+  row_key: string | null;
+  /** render | skip | fail */
+  on_findings: string;
+  create_designs: number;
+  webhook_url: string | null;
+  notify_row_failures: number;
+  naming: string | null;
+  /** pending | running | complete | completeWithError | failed | cancelled */
+  status: string;
+  row_count: number;
+  generation: number;
+  zip_key: string | null;
+  results_key: string | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export interface BatchRowsTable {
+  id: Generated<number>;
+  batch_id: number;
+  /** 0-based position of the row in the input. */
+  idx: number;
+  key: string;
+  line: number | null;
+  /** JSON object of the row's values (column → text). */
+  row_values: string;
+  /** JSON array of element changes; null when mapping the row's values failed. */
+  changes: string | null;
+  cache_key: string | null;
+  /** pending | running | succeeded | failed | skipped | cancelled */
+  status: string;
+  attempts: number;
+  findings: string | null;
+  files: string | null;
+  cached: number;
+  /** The design the row created (createDesigns). */
+  design_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  error_code: string | null;
+  error_message: string | null;
+  updated_at: string;
 }

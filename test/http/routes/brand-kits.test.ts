@@ -58,6 +58,7 @@ describe('POST /v1/brandkits/create', () => {
       teamId: t.owner.teamId,
       createdBy: t.owner.userId,
       typography: [],
+      colors: [],
       createdAt: kit.createdAt,
     });
     assert.ok(Number.isInteger(kit.id));
@@ -73,6 +74,7 @@ describe('POST /v1/brandkits/create', () => {
       team_id: t.owner.teamId,
       name: 'Spring campaign',
       typography: '[]',
+      colors: '[]',
       created_by: t.owner.userId,
       created_at: kit.createdAt,
       updated_at: kit.createdAt,
@@ -150,6 +152,7 @@ describe('GET /v1/brandkits', () => {
       createdAt: winter.createdAt,
       updatedAt: winter.createdAt,
       assetCount: 0,
+      colors: [],
     });
     assert.match(winter.createdAt, ISO_MS);
   });
@@ -226,6 +229,7 @@ describe('PUT /v1/brandkits', () => {
       teamId: t.owner.teamId,
       createdBy: t.owner.userId,
       typography: [],
+      colors: [],
       createdAt: kit.createdAt,
     });
     const row = await t.runtime.db.kysely
@@ -274,6 +278,61 @@ describe('PUT /v1/brandkits', () => {
       [{ brandkitId: 1, name: ' ' }, /^name: must not be empty or only spaces/],
     ];
     for (const [payload, error] of cases) assertError(await h.rename(payload), 400, 'VALIDATION_FAILED', error);
+  });
+
+  test('colors (extension) replace the palette: stored trimmed with lower-case hex, answered and listed', async () => {
+    const id = await h.kit('Palette');
+    const colors = [
+      { name: ' Primary ', hex: '#1A73E8' },
+      { name: 'Ink', hex: '#202124' },
+    ];
+    const res = await h.rename({ brandkitId: id, name: 'Palette', colors });
+    assert.equal(res.statusCode, 200, res.body);
+    const expected = [
+      { name: 'Primary', hex: '#1a73e8' },
+      { name: 'Ink', hex: '#202124' },
+    ];
+    assert.deepEqual(res.json().response.brandKit.colors, expected);
+    const listed = (await h.list('?keyword=Palette')).json().response.nodes;
+    assert.deepEqual(listed[0].colors, expected);
+    const row = await t.runtime.db.kysely
+      .selectFrom('brand_kits')
+      .select('colors')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(row.colors), expected);
+    // A rename without colors keeps them.
+    const renamed = await h.rename({ brandkitId: id, name: 'Palette 2' });
+    assert.deepEqual(renamed.json().response.brandKit.colors, expected);
+  });
+
+  test('bad colors are refused naming the entry and the rule, and change nothing', async () => {
+    const id = await h.kit('Strict');
+    await h.rename({ brandkitId: id, name: 'Strict', colors: [{ name: 'Keep', hex: '#000000' }] });
+    const cases: [unknown, number, RegExp][] = [
+      [[{ name: 'A', hex: 'red' }], 400, /^colors\[0\]\.hex: must be a colour as #rrggbb, received "red"$/],
+      [[{ name: ' ', hex: '#000000' }], 400, /^colors\[0\]\.name: must not be empty or only spaces/],
+      [[{ hex: '#000000' }], 400, /^colors\[0\]\.name: is required$/],
+      [[{ name: 'A', hex: '#000000', alpha: 1 }], 400, /^colors\[0\]\.alpha: is not a known field/],
+      [
+        [
+          { name: 'Brand', hex: '#000000' },
+          { name: 'brand ', hex: '#ffffff' },
+        ],
+        422,
+        /^colors\[1\]\.name: the kit already has a colour named "brand"$/,
+      ],
+    ];
+    for (const [colors, status, error] of cases) {
+      const res = await h.rename({ brandkitId: id, name: 'Changed', colors });
+      assertError(res, status, status === 400 ? 'VALIDATION_FAILED' : 'UNPROCESSABLE', error);
+    }
+    const row = await t.runtime.db.kysely
+      .selectFrom('brand_kits')
+      .select(['name', 'colors'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, { name: 'Strict', colors: JSON.stringify([{ name: 'Keep', hex: '#000000' }]) });
   });
 });
 

@@ -258,6 +258,27 @@ describe('/v1/designVersion', () => {
     ]);
   });
 
+  test("GET /v1/designVersion/document answers the version's document (the preview) and changes nothing", async () => {
+    const { hash, sizes } = await design(twoSizes('Kept one'));
+    await save(hash, 'Kept');
+    const put = await inject('PUT', `/v1/templates/${hash}/document`, { document: twoSizes('Later one') });
+    assert.equal(put.statusCode, 200, put.body);
+    const kept = (await versions(hash)).find((v) => v.versionName === 'Kept') as Version;
+    const res = await inject('GET', `/v1/designVersion/document?hash=${sizes[1]}&versionId=${kept.id}`);
+    assert.equal(res.statusCode, 200, res.body);
+    const doc = res.json().response;
+    assert.equal(doc.sizes[0].slides[0].elements.find((e: { name: string }) => e.name === 'headline').text, 'Kept one');
+    assert.equal(await headline(hash), 'Later one');
+    assert.equal(await revision(hash), 2);
+    assertError(
+      await inject('GET', `/v1/designVersion/document?hash=${hash}&versionId=nope`),
+      404,
+      'NOT_FOUND',
+      `versionId: design ${hash} has no version "nope"`,
+    );
+    assertError(await inject('GET', `/v1/designVersion/document?hash=${hash}`), 400, 'VALIDATION_FAILED');
+  });
+
   test('restore of an unknown version is a 404 and changes nothing', async () => {
     const { hash } = await design();
     assertError(

@@ -1,12 +1,8 @@
 // Exports over real HTTP (SPEC §6, §8): the service listens on a port, a local HTTP server serves media and another
 // receives webhooks; files are downloaded through their signed links and decoded (pixels, zip entries, PDF pages).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -16,6 +12,7 @@ import {
   RenderTimeoutError,
 } from '../../../src/formats/pool.js';
 import { linkExpiry, startTestApp, type TestApp } from '../../helpers/app.js';
+import { pdfInfo } from '../../helpers/pdf.js';
 import { readZip } from '../../helpers/zip.js';
 import { type MediaServer, png, startMediaServer } from '../../render/media-fixtures.js';
 import { assertPixel, decodeAny, decodePng } from '../../render/pixels.js';
@@ -320,18 +317,28 @@ describe('exports over HTTP', () => {
     assertPixel(pixels, 160, 236, [0, 255, 0, 255], 2); // cta, BGCOLOR changed
     assertPixel(pixels, 225, 125, [0, 0, 255, 255], 2); // photo, SOURCE changed
 
-    // The thumbnail is stored just after the export finishes (it does not hold up the export): look until it is there.
-    let design = await ok('GET', `/v1/templates?apiGenerated=true&keyword=${encodeURIComponent('Spring:')}`);
-    for (let i = 0; i < 200 && !design.nodes[0]?.thumbUrl; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      design = await ok('GET', `/v1/templates?apiGenerated=true&keyword=${encodeURIComponent('Spring:')}`);
-    }
+    // The thumbnail is stored just after the export finishes (it does not hold up the export). The new design lists
+    // with a thumbUrl all the same (issue 15: the seed types it as a string), a link that answers 404 with
+    // Retry-After until the thumbnail exists and the picture from then on: ask again until it is there.
+    const design = await ok('GET', `/v1/templates?apiGenerated=true&keyword=${encodeURIComponent('Spring:')}`);
     assert.equal(design.nodes.length, 1);
     assert.equal(design.nodes[0].apiGenerated, true);
     assert.equal(design.nodes[0].projectId, projectId);
     assert.equal(design.nodes[0].id, done.newDesignHash);
+    assert.equal(typeof design.nodes[0].thumbUrl, 'string');
+    const thumbLink = new URL(design.nodes[0].thumbUrl);
+    const ourThumb = design.nodes[0].thumbUrl.startsWith(`${t.config.publicUrl}/`);
+    const fetchThumb = () =>
+      fetch(ourThumb ? `${origin}${thumbLink.pathname}${thumbLink.search}` : design.nodes[0].thumbUrl);
+    let thumbRes = await fetchThumb();
+    for (let i = 0; i < 200 && thumbRes.status === 404; i++) {
+      assert.ok(thumbRes.headers.get('retry-after'), 'a thumbnail not drawn yet says when to ask again');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      thumbRes = await fetchThumb();
+    }
+    assert.equal(thumbRes.status, 200);
     // Its thumbnail is the export's picture, resized: nothing drawn twice.
-    const thumb = decodePng((await download(design.nodes[0].thumbUrl)).bytes);
+    const thumb = decodePng(Buffer.from(await thumbRes.arrayBuffer()));
     assert.deepEqual([thumb.width, thumb.height], [400, 333]);
     assertPixel(thumb, Math.round(160 * (400 / 300)), Math.round(236 * (400 / 300)), [0, 255, 0, 255], 8);
 
@@ -427,14 +434,7 @@ describe('exports over HTTP', () => {
     const file = await download(pdf.creatives[0].url);
     assert.equal(file.bytes.subarray(0, 5).toString(), '%PDF-');
     assert.match(file.headers.get('content-disposition') ?? '', /Slides-200x200\.pdf/);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-pdf-'));
-    try {
-      fs.writeFileSync(path.join(dir, 'a.pdf'), file.bytes);
-      const info = execFileSync('pdfinfo', [path.join(dir, 'a.pdf')], { encoding: 'utf8' });
-      assert.match(info, /Pages:\s+1\n/);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    assert.equal((await pdfInfo(file.bytes)).pages, 1);
   });
 
   test('everything checkable is checked before the answer: an invalid request creates no export and no design', async () => {
@@ -724,6 +724,8 @@ describe('exports over HTTP', () => {
     assert.match(failure.message, /404/);
     const sizes = await ok('GET', `/v1/templates/${campaignHash}/design-sizes`);
     assert.equal(failure.sizeHash, sizes[1].hash, "the template's size hash, as the request knows it");
+    const kept = await ok('GET', `/v1/templates/${done.newDesignHash}/design-sizes`);
+    assert.equal(kept.length, 4, 'a partly failed export keeps the design it created (issue 15)');
     const files = await readZip((await download(done.creatives[0].zipUrl)).bytes);
     assert.deepEqual(
       [...files.keys()],
@@ -732,6 +734,52 @@ describe('exports over HTTP', () => {
     const [call] = await hooks.waitFor('/partial', 1);
     assert.equal(call.json.action, 'export/failed');
     assert.equal(call.json.data.export.status, 'completeWithError');
+  });
+
+  test('a failed export with changes removes the design it created (issue 15); a partial one keeps it', async () => {
+    media.route('/missing.png', (_req, res) => {
+      res.writeHead(404).end('missing');
+    });
+    const before = await counts();
+    const res = await ok('POST', '/v1/export-with-changes', {
+      templateHash: bannerHash,
+      type: 'png',
+      elementsChanges: [
+        { elementName: 'photo', changes: [{ attribute: 'SOURCE', value: `${media.origin}/missing.png` }] },
+      ],
+      generalSettings: { newDesignName: 'Doomed banner' },
+    });
+    const hash = res.export.newDesignHash;
+    assert.match(hash, /^[a-z0-9]{7}$/);
+    assert.equal((await counts()).designs, before.designs + 1, 'the design exists while the export runs');
+    const done = await waitForExport(res.export.id);
+    assert.equal(done.status, 'failed');
+    assert.equal(done.errorLog.code, 'SOURCE_REJECTED');
+    assert.equal((await counts()).designs, before.designs, 'the failed export left no design behind');
+    const gone = await api('GET', `/v1/templates/${hash}/document`);
+    assert.equal(gone.status, 404, gone.body);
+    assert.equal(gone.json.code, 'NOT_FOUND');
+    const listed = await ok('GET', `/v1/templates?apiGenerated=true&keyword=Doomed&exactSearch=false`);
+    assert.deepEqual(listed.nodes, []);
+    // Subscribers hear of it: the design/delete event is recorded with the export's export/failed.
+    const events = await t.runtime.db.kysely
+      .selectFrom('events_outbox')
+      .select(['action', 'payload'])
+      .where('team_id', '=', t.owner.teamId)
+      .where('action', '=', 'design/delete')
+      .execute();
+    const deleted = events.map((e) => JSON.parse(e.payload).data.template).find((tpl) => tpl.id === hash);
+    assert.deepEqual(deleted, {
+      id: hash,
+      name: 'Doomed banner',
+      isTemplate: false,
+      projectId,
+      apiGenerated: true,
+      thumbUrl: null,
+    });
+    // The thumbnail job that was waiting for this design finds nothing to draw.
+    await t.runtime.jobs.idle();
+    assert.equal((await counts()).designs, before.designs);
   });
 
   test('who may export what: Viewers export what they see, never with changes; other teams see nothing', async () => {
@@ -785,6 +833,8 @@ function controlledPool(behaviour: (job: RenderJob, signal?: AbortSignal) => Pro
     threads: 1,
     render: (job, options) => budgeted(job, options),
     renderFiles: async (job, options) => ({ bytes: await budgeted(job, options), warnings: [], backup: null }),
+    readFont: () => Promise.reject(new Error('this test reads no fonts')),
+    preflight: () => Promise.reject(new Error('this test runs no preflight')),
     queued: () => 0,
     close: async () => {},
   };

@@ -113,15 +113,38 @@ describe('a pathological auto-fit document', () => {
     const answeredMs = Date.now() - started;
     assert.equal(res.statusCode, 200, res.body);
     const template = res.json().response.template;
-    assert.equal(template.thumbUrl, null);
+    // Issue 15: thumbUrl is a string even before the thumbnail exists (the seed's type): a signed link to the
+    // design's thumbnail that answers 404 with Retry-After until it is drawn, and the picture from then on.
+    const pending = template.thumbUrl;
+    assert.match(pending, new RegExp(`^http://placard\\.test/thumbnails/${template.id}\\.png\\?exp=\\d+&sig=[\\w-]+$`));
+    const early = await t.download(pending);
+    assert.equal(early.status, 404, early.body.toString());
+    assert.equal(early.headers['retry-after'], '3');
+    const envelope = JSON.parse(early.body.toString());
+    assert.equal(envelope.code, 'NOT_FOUND');
+    assert.match(envelope.error, /still being drawn/);
+    assert.ok(envelope.requestId);
     t.app.log.info({ answeredMs }, 'pathological import answered');
 
     await drawThumbnails();
     assert.deepEqual(events.slice(0, 2), ['import answered', 'thumbnail finished']);
     const thumbUrl = await listedThumb(template.id);
     assert.ok(thumbUrl, 'the thumbnail exists once its job ran');
-    const png = decodePng((await t.download(thumbUrl)).body);
+    assert.notEqual(thumbUrl, pending, 'once drawn the list links the stored picture itself');
+    const stored = await t.download(thumbUrl);
+    const png = decodePng(stored.body);
     assert.deepEqual([png.width, png.height], [400, 333]);
+    // The link handed out before the thumbnail existed now serves that same picture.
+    const late = await t.download(pending);
+    assert.equal(late.status, 200);
+    assert.equal(late.headers['content-type'], 'image/png');
+    assert.ok(late.body.equals(stored.body));
+    // A link that is not ours, or past its expiry, serves nothing.
+    const forged = await t.download(pending.replace(/sig=[\w-]+/, 'sig=AAAA'));
+    assert.equal(forged.status, 404);
+    const exp = Number(/exp=(\d+)/.exec(pending)?.[1]);
+    const moved = await t.download(pending.replace(/exp=\d+/, `exp=${exp + 1}`));
+    assert.equal(moved.status, 404, 'the expiry is signed');
 
     // A replacement of its document answers before the new thumbnail too, and the new one replaces the old.
     events.length = 0;
@@ -133,7 +156,9 @@ describe('a pathological auto-fit document', () => {
     });
     events.push('replace answered');
     assert.equal(put.statusCode, 200, put.body);
-    assert.equal(put.json().response.template.thumbUrl, null);
+    const pendingNext = put.json().response.template.thumbUrl;
+    assert.match(pendingNext, /\/thumbnails\/[a-z0-9]+\.png\?exp=/, 'the new revision has no thumbnail yet');
+    assert.equal((await t.download(pendingNext)).status, 404);
     await drawThumbnails();
     assert.deepEqual(events.slice(0, 2), ['replace answered', 'thumbnail finished']);
     const next = await listedThumb(template.id);

@@ -256,4 +256,32 @@ describe('preflight over HTTP', () => {
     assert.equal(bad.status, 400);
     assert.match(bad.json.error, /preflight/);
   });
+
+  test('POST /v1/studio/preflight checks one size of an unsaved document; bad input is a 400 naming the field', async () => {
+    const before = { exports: await count('exports'), designs: await count('designs') };
+    const res = await ok('POST', '/v1/studio/preflight', { document: campaign(), sizeIndex: 1 });
+    const overflow = res.findings.find((f: Json) => f.code === 'TEXT_OVERFLOW');
+    assert.ok(overflow, JSON.stringify(res.findings));
+    assert.equal(overflow.elementName, 'headline');
+    // Sizes without a hash (a document never saved) are named by their index; only the asked size is checked.
+    assert.ok(res.findings.every((f: Json) => f.sizeHash === 'size-1'));
+    assert.equal(res.summary.error, res.findings.filter((f: Json) => f.severity === 'error').length);
+    const fits = await ok('POST', '/v1/studio/preflight', { document: campaign(), sizeIndex: 0 });
+    assert.deepEqual(
+      fits.findings.filter((f: Json) => f.code === 'TEXT_OVERFLOW'),
+      [],
+    );
+
+    const outside = await api('POST', '/v1/studio/preflight', { document: campaign(), sizeIndex: 2 });
+    assert.equal(outside.status, 400, outside.body);
+    assert.equal(outside.json.code, 'VALIDATION_FAILED');
+    assert.match(outside.json.error, /sizeIndex 2 is not a size of the document/);
+    const broken = await api('POST', '/v1/studio/preflight', { document: { name: 'x' }, sizeIndex: 0 });
+    assert.equal(broken.status, 400, broken.body);
+    assert.match(broken.json.error, /sizes/);
+    const missing = await api('POST', '/v1/studio/preflight', { document: campaign() });
+    assert.equal(missing.status, 400);
+    assert.match(missing.json.error, /sizeIndex/);
+    assert.deepEqual({ exports: await count('exports'), designs: await count('designs') }, before);
+  });
 });

@@ -646,6 +646,8 @@ describe('render URLs beside exports', () => {
       threads: 1,
       render: (job, options) => watched(job, options, () => real.render(job, options)),
       renderFiles: (job, options) => watched(job, options, () => real.renderFiles(job, options)),
+      readFont: (bytes, fileName, options) => real.readFont(bytes, fileName, options),
+      preflight: (task, options) => real.preflight(task, options),
       queued: () => real.queued(),
       close: (options) => real.close(options),
     };

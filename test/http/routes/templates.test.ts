@@ -147,10 +147,18 @@ describe('/v1/templates', () => {
         isTemplate: false,
         projectId,
         apiGenerated: false,
-        thumbUrl: null,
+        thumbUrl: template.thumbUrl,
       });
-      // The answer does not wait for the thumbnail; a background job draws it.
+      // The answer does not wait for the thumbnail; a background job draws it. Meanwhile thumbUrl is a signed link
+      // to the design's thumbnail (issue 15: always a string), which serves the picture once it exists.
+      assert.match(
+        template.thumbUrl,
+        new RegExp(`^http://placard\\.test/thumbnails/${template.id}\\.png\\?exp=\\d+&sig=`),
+      );
       const thumbUrl = await thumbUrlOf(template.id);
+      const early = await t.download(template.thumbUrl);
+      assert.equal(early.status, 200, early.body.toString());
+      assert.ok(early.body.equals((await t.download(thumbUrl)).body));
       assert.ok(thumbUrl.startsWith(`${t.filesBase}/thumbnails/${template.id}/`), thumbUrl);
       assert.match(thumbUrl, t.bucket ? /^[^?]+\.png\?X-Amz-/ : /^[^?]+\.png\?exp=\d+&sig=/);
 
@@ -664,7 +672,11 @@ describe('/v1/templates', () => {
       // The document's name is the design's name.
       assert.equal(res.json().response.template.name, 'Replaced');
 
-      assert.equal(res.json().response.template.thumbUrl, null, 'the answer does not wait for the new thumbnail');
+      assert.match(
+        res.json().response.template.thumbUrl,
+        /\/thumbnails\/[a-z0-9]+\.png\?exp=/,
+        'the answer does not wait for the new thumbnail',
+      );
       const thumbUrl = await thumbUrlOf(created.id);
       const after = await row(created.id);
       assert.equal(after?.revision, 2);

@@ -68,7 +68,7 @@ describe('team webhooks', () => {
     const res = await call('GET', '/v1/webhookActions', undefined, viewer);
     assert.equal(res.statusCode, 200);
     const list = res.json().response;
-    assert.equal(list.length, 16);
+    assert.equal(list.length, 18);
     assert.deepEqual(list[0], ACTIONS.exportComplete);
     assert.deepEqual(list[8], ACTIONS.userCreate);
     for (const action of list) assert.deepEqual(Object.keys(action).sort(), ['description', 'id', 'name']);
@@ -162,14 +162,14 @@ describe('team webhooks', () => {
     const one = await create({ name: 'Hook', url: 'https://example.com/h', actions: [1, 99] });
     assert.equal(one.statusCode, 422);
     assert.equal(one.json().code, 'UNPROCESSABLE');
-    assert.match(one.json().error, /^actions: 99 is not a webhook action id; known ids are 1 to 16/);
+    assert.match(one.json().error, /^actions: 99 is not a webhook action id; known ids are 1 to 18/);
     assert.deepEqual(one.json().details, [
       { path: '/actions/1', in: 'body', message: '99 is not a webhook action id' },
     ]);
 
-    const two = await create({ name: 'Hook', url: 'https://example.com/h', actions: [17, 2, 40] });
+    const two = await create({ name: 'Hook', url: 'https://example.com/h', actions: [19, 2, 40] });
     assert.equal(two.statusCode, 422);
-    assert.match(two.json().error, /^actions: 17, 40 are not webhook action ids/);
+    assert.match(two.json().error, /^actions: 19, 40 are not webhook action ids/);
     assert.deepEqual(
       two.json().details.map((d: { path: string }) => d.path),
       ['/actions/0', '/actions/2'],

@@ -1,16 +1,7 @@
 // Adding elements: text, shape, button, and an image chosen from the team's brand kit assets.
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api';
 import { addElement, type EditorDocument, type EditorElement, freeName } from './document';
-
-interface Asset {
-  id: number;
-  name: string;
-  type: string | null;
-  status: string;
-  src: string;
-}
+import { type BrandAsset, sourceOf, useBrandKitImages } from './pickers';
 
 export function AddElements({
   doc,
@@ -57,7 +48,7 @@ export function AddElements({
       {picking && (
         <AssetPicker
           onPick={(asset) => {
-            add('image', { type: 'image', ...box(200, 150), src: asset.src, fit: 'cover' });
+            add('image', { type: 'image', ...box(200, 150), src: sourceOf(asset), fit: 'cover' });
             setPicking(false);
           }}
         />
@@ -66,25 +57,14 @@ export function AddElements({
   );
 }
 
-function AssetPicker({ onPick }: { onPick(asset: Asset): void }) {
-  const assets = useQuery({
-    queryKey: ['brand-kit-images'],
-    queryFn: async () => {
-      const kits = await api<{ response: { nodes: { id: number; name: string }[] } }>('GET', '/v1/brandkits?limit=100');
-      const lists = await Promise.all(
-        kits.response.nodes.map((kit) =>
-          api<{ response: { nodes: Asset[] } }>('GET', `/v1/brandkit/${kit.id}/assets?first=100`),
-        ),
-      );
-      return lists.flatMap((l) => l.response.nodes).filter((a) => a.status === 'VALID' && a.type === 'IMAGE');
-    },
-  });
+function AssetPicker({ onPick }: { onPick(asset: BrandAsset): void }) {
+  const assets = useBrandKitImages();
   return (
     <div role="group" aria-label="Brand kit images">
       {assets.isPending && <p role="status">Loading the brand kit…</p>}
       {assets.isError && <p role="alert">{assets.error.message}</p>}
-      {assets.data?.length === 0 && <p>No images in the brand kits yet.</p>}
-      {assets.data?.map((asset) => (
+      {assets.data?.images.length === 0 && <p>No images in the brand kits yet.</p>}
+      {assets.data?.images.map((asset) => (
         <button type="button" key={asset.id} onClick={() => onPick(asset)}>
           Use {asset.name}
         </button>

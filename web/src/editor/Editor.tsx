@@ -12,10 +12,12 @@ import { AddElements } from './AddElements';
 import { Canvas } from './Canvas';
 import { clearDraft, type Draft, readDraft, writeDraft } from './draft';
 import { type EditorDocument, elementsOf, findElement, setProperties } from './document';
+import { FindingMarks, FindingsList, useDraftFindings } from './findings';
 import { historyReducer } from './history';
 import { Properties } from './Properties';
 import { SizesPanel } from './SizesPanel';
 import { loadDocument, StaleSave, saveDocument } from './server';
+import { type Version, VersionsPanel } from './VersionsPanel';
 
 export default function Editor({ hash, user }: { hash: string; user: SessionUser }) {
   const loaded = useQuery({
@@ -56,6 +58,9 @@ function EditorView({
   const [stale, setStale] = useState<StaleSave | null>(null);
   const [saving, setSaving] = useState(false);
   const [exporting, setExporting] = useState(false);
+  const [allSizes, setAllSizes] = useState(false);
+  // A version shown on the canvas instead of the document (read-only) until closed or restored.
+  const [preview, setPreview] = useState<{ version: Version; doc: EditorDocument } | null>(null);
   const [offer, setOffer] = useState<Draft | null>(() => {
     const draft = readDraft(hash);
     return draft && JSON.stringify(draft.doc) !== JSON.stringify(initial.doc) ? draft : null;
@@ -108,6 +113,7 @@ function EditorView({
       clearDraft(hash);
       setMessage(`Saved (revision ${result.revision}).`);
       client.invalidateQueries({ queryKey: ['designs'] });
+      client.invalidateQueries({ queryKey: ['versions', hash] }); // a save keeps the replaced content as a version
     } catch (e) {
       if (e instanceof StaleSave) setStale(e);
       else setError((e as Error).message);
@@ -127,6 +133,21 @@ function EditorView({
       setError((e as ApiError).message);
     }
   };
+
+  const checked = useDraftFindings(doc, sizeIndex);
+  const findings = checked.data?.response.findings ?? [];
+  const restored = async (version: Version) => {
+    const theirs = await loadDocument(hash);
+    setSaved(theirs);
+    dispatch({ type: 'reset', present: theirs.doc });
+    clearDraft(hash);
+    setPreview(null);
+    setSelected(null);
+    setSizeIndex((i) => Math.min(i, theirs.doc.sizes.length - 1));
+    setMessage(`Restored “${version.versionName}” (revision ${theirs.revision}).`);
+  };
+  const shownDoc = preview?.doc ?? doc;
+  const shownSize = Math.min(sizeIndex, shownDoc.sizes.length - 1);
 
   const elements = elementsOf(doc, sizeIndex);
   const element = selected ? findElement(doc, sizeIndex, selected) : undefined;
@@ -162,6 +183,17 @@ function EditorView({
         <button type="button" onClick={() => setExporting(true)}>
           Export
         </button>
+        <fieldset className="inline">
+          <legend>Sizes shown</legend>
+          <label>
+            <input type="radio" name="sizes-shown" checked={!allSizes} onChange={() => setAllSizes(false)} />
+            One size
+          </label>
+          <label>
+            <input type="radio" name="sizes-shown" checked={allSizes} onChange={() => setAllSizes(true)} />
+            All sizes
+          </label>
+        </fieldset>
         <label>
           Zoom
           <select value={zoom} onChange={(e) => setZoom(Number(e.target.value))}>
@@ -236,17 +268,62 @@ function EditorView({
             ))}
           </ul>
           {editable && <AddElements doc={doc} sizeIndex={sizeIndex} change={change} select={setSelected} />}
+          <VersionsPanel
+            hash={hash}
+            editable={editable}
+            dirty={dirty}
+            previewing={preview?.version.id ?? null}
+            onPreview={(version, versionDoc) => {
+              setPreview(version && versionDoc ? { version, doc: versionDoc } : null);
+              setSelected(null);
+            }}
+            onRestored={restored}
+          />
         </aside>
         <div className="editor-canvas">
-          <Canvas
-            doc={doc}
-            sizeIndex={sizeIndex}
-            selected={selected}
-            editable={editable}
-            zoom={zoom}
-            onSelect={setSelected}
-            onGeometry={(name, patch) => change(setProperties(doc, sizeIndex, name, patch))}
-          />
+          {preview && (
+            <p role="status" className="notice">
+              Previewing “{preview.version.versionName}” — read-only; close the preview to edit.
+            </p>
+          )}
+          {allSizes ? (
+            // Side by side: every size at once, each editable; acting on one makes it the size being edited, so the
+            // layers and properties follow it.
+            <div className="all-sizes">
+              {shownDoc.sizes.map((size, i) => (
+                <figure key={size.hash ?? i}>
+                  <figcaption>
+                    {size.name} · {size.width}×{size.height}
+                  </figcaption>
+                  <Canvas
+                    doc={shownDoc}
+                    sizeIndex={i}
+                    selected={!preview && i === sizeIndex ? selected : null}
+                    editable={editable && !preview}
+                    zoom={zoom}
+                    onSelect={(name) => {
+                      setSizeIndex(i);
+                      setSelected(name);
+                    }}
+                    onGeometry={(name, patch) => {
+                      setSizeIndex(i);
+                      change(setProperties(doc, i, name, patch));
+                    }}
+                  />
+                </figure>
+              ))}
+            </div>
+          ) : (
+            <Canvas
+              doc={shownDoc}
+              sizeIndex={shownSize}
+              selected={preview ? null : selected}
+              editable={editable && !preview}
+              zoom={zoom}
+              onSelect={setSelected}
+              onGeometry={(name, patch) => change(setProperties(doc, sizeIndex, name, patch))}
+            />
+          )}
         </div>
         <aside aria-label="Properties" className="panel">
           <h2>Properties</h2>
@@ -261,6 +338,8 @@ function EditorView({
           ) : (
             <p>Select an element on the canvas or in the layers.</p>
           )}
+          <FindingsList findings={findings} checking={checked.isFetching} onSelect={setSelected} />
+          <FindingMarks findings={findings} />
         </aside>
       </div>
       {exporting && <ExportDialog design={{ id: hash, name: doc.name, thumbUrl: null }} onClose={() => setExporting(false)} />}

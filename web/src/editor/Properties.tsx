@@ -2,6 +2,7 @@
 // the document as typed; the server's validation answers on the canvas draw and on save.
 import type { EditorElement } from './document';
 import { DEFAULTS, FIELDS, type Field } from './fields';
+import { FontPicker, ImageSourcePicker, VariantPicker } from './pickers';
 
 function shown(element: EditorElement, field: Field): unknown {
   return element[field.key] ?? DEFAULTS[field.key] ?? (field.control === 'number' ? 0 : '');
@@ -79,6 +80,32 @@ export function Properties({
                       <option key={o}>{o}</option>
                     ))}
                   </select>
+                </div>
+              );
+            case 'font':
+              return (
+                <div key={field.key} className="field">
+                  <label htmlFor={id}>{field.label}</label>
+                  <FontPicker id={id} value={String(value)} onChange={(v) => onChange(field.key, v)} />
+                </div>
+              );
+            case 'fontVariant':
+              return (
+                <div key={field.key} className="field">
+                  <label htmlFor={id}>{field.label}</label>
+                  <VariantPicker
+                    id={id}
+                    family={String(element.fontFamily ?? DEFAULTS.fontFamily)}
+                    value={String(element[field.key] ?? '')}
+                    onChange={(v) => onChange(field.key, v)}
+                  />
+                </div>
+              );
+            case 'image':
+              return (
+                <div key={field.key} className="field">
+                  <label htmlFor={id}>{field.label}</label>
+                  <ImageSourcePicker id={id} value={String(value)} onChange={(v) => onChange(field.key, v)} />
                 </div>
               );
             case 'textarea':

@@ -3,6 +3,8 @@
 export type Field =
   | { key: string; label: string; control: 'number'; min?: number; max?: number; step?: number }
   | { key: string; label: string; control: 'text' | 'textarea' | 'color' | 'checkbox' | 'url' }
+  // Pickers (pickers.tsx): the font catalogue, the family's variants, an image from the brand kits or uploaded.
+  | { key: string; label: string; control: 'font' | 'fontVariant' | 'image' }
   | { key: string; label: string; control: 'select'; options: string[] };
 
 const GEOMETRY: Field[] = [
@@ -17,8 +19,8 @@ const GEOMETRY: Field[] = [
 ];
 
 const TEXT_STYLE: Field[] = [
-  { key: 'fontFamily', label: 'Font', control: 'text' },
-  { key: 'fontVariant', label: 'Font variant', control: 'text' },
+  { key: 'fontFamily', label: 'Font', control: 'font' },
+  { key: 'fontVariant', label: 'Font variant', control: 'fontVariant' },
   { key: 'fontSize', label: 'Font size', control: 'number', min: 1, max: 2000 },
   { key: 'color', label: 'Text colour', control: 'color' },
   { key: 'align', label: 'Alignment', control: 'select', options: ['start', 'left', 'center', 'right', 'justify', 'end'] },
@@ -50,7 +52,7 @@ export const FIELDS: Record<string, Field[]> = {
     ...GEOMETRY,
   ],
   image: [
-    { key: 'src', label: 'Image source', control: 'url' },
+    { key: 'src', label: 'Image source', control: 'image' },
     { key: 'fit', label: 'Fit', control: 'select', options: ['cover', 'contain', 'fill'] },
     { key: 'focalX', label: 'Focal point X', control: 'number', min: 0, max: 1, step: 0.05 },
     { key: 'focalY', label: 'Focal point Y', control: 'number', min: 0, max: 1, step: 0.05 },

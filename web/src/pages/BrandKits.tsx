@@ -1,14 +1,20 @@
-// Brand kits (issue 18): the team's kits, their fonts (listed, uploaded from disk with progress) and their assets
-// (listed with their status, added by link). Lazy-loaded: it is not part of the first view's bundle.
+// Brand kits (issue 18): the team's kits, their colours (edited and saved as the kit's palette), their fonts (listed,
+// uploaded from disk with progress) and their assets (listed with their status, added by link or uploaded from disk
+// with progress). Lazy-loaded: it is not part of the first view's bundle.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { api, upload } from '../api';
 import { canWrite, type SessionUser } from '../session';
 
+interface BrandColor {
+  name: string;
+  hex: string;
+}
 interface Kit {
   id: number;
   name: string;
   assetCount: number;
+  colors: BrandColor[];
 }
 interface Font {
   id: number;
@@ -35,6 +41,9 @@ interface Asset {
 /** The API's own limits (MAX_FONT_BYTES, MAX_FONTS_PER_UPLOAD), checked here too so a wrong pick costs no upload. */
 const MAX_FONT_BYTES = 10 * 1024 * 1024;
 const MAX_FONTS_PER_UPLOAD = 20;
+/** The API's limits of asset files (MAX_ASSET_FILES_PER_UPLOAD; the largest cap, video's 100 MB). */
+const MAX_ASSET_FILES = 10;
+const MAX_ASSET_BYTES = 100 * 1024 * 1024;
 
 export default function BrandKits({ user }: { user: SessionUser }) {
   const client = useQueryClient();
@@ -63,6 +72,7 @@ export default function BrandKits({ user }: { user: SessionUser }) {
     event.preventDefault();
     if (kitName.trim()) create.mutate(kitName.trim());
   };
+  const kit = kits.data?.response.nodes.find((k) => k.id === kitId);
   return (
     <section aria-labelledby="brandkits-title">
       <h1 id="brandkits-title">Brand kits</h1>
@@ -94,10 +104,91 @@ export default function BrandKits({ user }: { user: SessionUser }) {
       {kits.data && kits.data.response.nodes.length === 0 && <p>No brand kits yet.</p>}
       {kitId !== null && (
         <>
+          {kit && <Colors key={kit.id} kit={kit} writer={writer} />}
           <Fonts kitId={kitId} writer={writer} />
           <Assets kitId={kitId} writer={writer} />
         </>
       )}
+    </section>
+  );
+}
+
+/** The kit's palette: a swatch per colour; writers edit names and values and save the whole list at once. */
+function Colors({ kit, writer }: { kit: Kit; writer: boolean }) {
+  const client = useQueryClient();
+  // Edits stay here until saved; a failed save keeps them (nothing typed is lost).
+  const [colors, setColors] = useState<BrandColor[]>(kit.colors);
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const save = useMutation({
+    mutationFn: (next: BrandColor[]) =>
+      api<{ response: { brandKit: Kit } }>('PUT', '/v1/brandkits', { brandkitId: kit.id, name: kit.name, colors: next }),
+    onSuccess: (body) => {
+      setColors(body.response.brandKit.colors);
+      setMessage({ ok: true, text: 'Colours saved.' });
+      client.invalidateQueries({ queryKey: ['brandkits'] });
+    },
+    onError: (e) => setMessage({ ok: false, text: e.message }),
+  });
+  const change = (index: number, patch: Partial<BrandColor>) =>
+    setColors((list) => list.map((c, i) => (i === index ? { ...c, ...patch } : c)));
+  const onSave = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate(colors);
+  };
+  if (!writer) {
+    return (
+      <section aria-labelledby="colors-title">
+        <h2 id="colors-title">Colours</h2>
+        <ul aria-label="Brand colours" className="swatches">
+          {kit.colors.map((c) => (
+            <li key={c.name}>
+              <span className="swatch" style={{ background: c.hex }} aria-hidden="true" /> {c.name} {c.hex}
+            </li>
+          ))}
+        </ul>
+        {kit.colors.length === 0 && <p>No colours in this kit yet.</p>}
+      </section>
+    );
+  }
+  return (
+    <section aria-labelledby="colors-title">
+      <h2 id="colors-title">Colours</h2>
+      <form onSubmit={onSave} aria-label="Brand colours">
+        <ul className="swatches">
+          {colors.map((c, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; a name can change or repeat while typed
+            <li key={index}>
+              <label>
+                Colour {index + 1} name
+                <input value={c.name} maxLength={100} required onChange={(e) => change(index, { name: e.target.value })} />
+              </label>
+              <label>
+                Colour {index + 1} value
+                <input type="color" value={c.hex} onChange={(e) => change(index, { hex: e.target.value })} />
+              </label>
+              <button
+                type="button"
+                aria-label={`Remove colour ${c.name || index + 1}`}
+                onClick={() => setColors((list) => list.filter((_, i) => i !== index))}
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+        {colors.length === 0 && <p>No colours in this kit yet.</p>}
+        <button
+          type="button"
+          disabled={colors.length >= 50}
+          onClick={() => setColors((list) => [...list, { name: `Colour ${list.length + 1}`, hex: '#000000' }])}
+        >
+          Add colour
+        </button>
+        <button type="submit" disabled={save.isPending}>
+          Save colours
+        </button>
+        {message && <p role={message.ok ? 'status' : 'alert'}>{message.text}</p>}
+      </form>
     </section>
   );
 }
@@ -205,6 +296,40 @@ function Assets({ kitId, writer }: { kitId: number; writer: boolean }) {
     event.preventDefault();
     if (link.trim()) add.mutate(link.trim());
   };
+  const input = useRef<HTMLInputElement>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const [problems, setProblems] = useState<string[]>([]);
+  const [stored, setStored] = useState<number | null>(null);
+  const onUpload = async (event: FormEvent) => {
+    event.preventDefault();
+    const files = [...(input.current?.files ?? [])];
+    setStored(null);
+    if (files.length === 0) return setProblems(['Choose one or more files first.']);
+    if (files.length > MAX_ASSET_FILES) {
+      return setProblems([`At most ${MAX_ASSET_FILES} files at a time; ${files.length} were chosen.`]);
+    }
+    const tooLarge = files.filter((f) => f.size > MAX_ASSET_BYTES);
+    if (tooLarge.length > 0) {
+      return setProblems(tooLarge.map((f) => `${f.name} is larger than the 100 MB any asset may have.`));
+    }
+    const form = new FormData();
+    for (const file of files) form.append('file', file, file.name);
+    setProblems([]);
+    setProgress(0);
+    try {
+      const body = await upload<{ response: { assets: Asset[] } }>(`/v1/brandkit/${kitId}/assets`, form, setProgress);
+      const failed = body.response.assets.filter((a) => a.status !== 'VALID');
+      setProblems(failed.map((a) => a.error ?? `${a.name}: rejected`));
+      setStored(body.response.assets.length - failed.length);
+      if (failed.length === 0 && input.current) input.current.value = '';
+      client.invalidateQueries({ queryKey: ['brandkit-assets', kitId] });
+      client.invalidateQueries({ queryKey: ['brandkits'] });
+    } catch (e) {
+      setProblems([(e as Error).message]);
+    } finally {
+      setProgress(null);
+    }
+  };
   return (
     <section aria-labelledby="assets-title">
       <h2 id="assets-title">Assets</h2>
@@ -230,6 +355,26 @@ function Assets({ kitId, writer }: { kitId: number; writer: boolean }) {
             Add asset
           </button>
           {error && <p role="alert">{error}</p>}
+        </form>
+      )}
+      {writer && (
+        <form onSubmit={onUpload} aria-label="Upload assets">
+          <label>
+            Asset files
+            <input ref={input} type="file" multiple accept="image/*,video/*,audio/*" />
+          </label>
+          <button type="submit" disabled={progress !== null}>
+            Upload assets
+          </button>
+          {progress !== null && <progress aria-label="Asset upload progress" max={1} value={progress} />}
+          {stored !== null && <p role="status">{stored === 1 ? '1 asset stored.' : `${stored} assets stored.`}</p>}
+          {problems.length > 0 && (
+            <ul role="alert" aria-label="Asset upload problems">
+              {problems.map((p) => (
+                <li key={p}>{p}</li>
+              ))}
+            </ul>
+          )}
         </form>
       )}
     </section>

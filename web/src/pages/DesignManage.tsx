@@ -43,8 +43,8 @@ function Rename({
   const [busy, setBusy] = useState(false);
   if (!open) {
     return (
-      <button type="button" onClick={() => setOpen(true)}>
-        Rename {label}
+      <button type="button" aria-label={`Rename ${label}`} onClick={() => setOpen(true)}>
+        Rename
       </button>
     );
   }
@@ -99,10 +99,11 @@ export function DesignManage({ design }: { design: { id: string; name: string } 
       />
       <button
         type="button"
+        aria-label={`Delete ${design.name}`}
         disabled={remove.isPending}
         onClick={() => window.confirm(`Delete the design ${design.name}?`) && remove.mutate()}
       >
-        Delete {design.name}
+        Delete
       </button>
       {error && <p role="alert">{error}</p>}
     </>
@@ -133,10 +134,11 @@ export function FolderManage({ folder, onDeleted }: { folder: { id: number; name
       />
       <button
         type="button"
+        aria-label={`Delete folder ${folder.name}`}
         disabled={remove.isPending}
         onClick={() => window.confirm(`Delete the folder ${folder.name}?`) && remove.mutate()}
       >
-        Delete folder {folder.name}
+        Delete folder
       </button>
       {error && <p role="alert">{error}</p>}
     </div>

@@ -2,7 +2,7 @@
 // folders and move designs, everyone can export and copy share links (as the API's roles allow).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, lazy, Suspense, useEffect, useState } from 'react';
-import { api, qs } from '../api';
+import { api, type DesignNode, qs } from '../api';
 import { navigate } from '../router';
 import { canWrite, type SessionUser } from '../session';
 import { CardSizes, DesignManage, FolderManage, NewProject } from './DesignManage';
@@ -52,12 +52,6 @@ function Comments({ name, threads }: { name: string; threads: ThreadNode[] }) {
       ))}
     </ul>
   );
-}
-
-export interface DesignNode {
-  id: string;
-  name: string;
-  thumbUrl: string | null;
 }
 
 export function Designs({ user }: { user: SessionUser }) {
@@ -199,27 +193,37 @@ export function Designs({ user }: { user: SessionUser }) {
       <ul className="grid" aria-label="Design grid">
         {designs.data?.response.nodes.map((d) => (
           <li key={d.id} className="card" aria-label={d.name}>
-            {d.thumbUrl ? <img src={d.thumbUrl} alt="" width={200} height={150} loading="lazy" /> : <div className="thumb" />}
+            <Thumb url={d.thumbUrl} />
             <h2>{d.name}</h2>
             <CardSizes designId={d.id} name={d.name} />
             <div className="actions">
-              <button type="button" onClick={() => navigate(`/app/designs/${d.id}/edit`)}>
-                {writer ? 'Edit' : 'Open'} {d.name}
+              {/* Short visible words; the accessible names keep the design's name (a screen reader's button list
+                  reads "Export Spring sale — Story", not five times "Export"). */}
+              <button
+                type="button"
+                aria-label={`${writer ? 'Edit' : 'Open'} ${d.name}`}
+                onClick={() => navigate(`/app/designs/${d.id}/edit`)}
+              >
+                {writer ? 'Edit' : 'Open'}
               </button>
-              <button type="button" onClick={() => setExporting(d)}>
-                Export {d.name}
+              <button type="button" aria-label={`Export ${d.name}`} onClick={() => setExporting(d)}>
+                Export
               </button>
-              <button type="button" onClick={() => setRenderUrlOf(d)}>
-                Render URL of {d.name}
+              <button type="button" aria-label={`Render URL of ${d.name}`} onClick={() => setRenderUrlOf(d)}>
+                Render URL
               </button>
-              <button type="button" onClick={() => copyShareLink(d)}>
-                Copy share link of {d.name}
+              <button type="button" aria-label={`Copy share link of ${d.name}`} onClick={() => copyShareLink(d)}>
+                Share
               </button>
               {shareLinks[d.id] && (
                 <>
                   <label>
-                    Share link of {d.name}
-                    <input readOnly value={shareLinks[d.id].shareLinkUrl} />
+                    Share link
+                    <input
+                      readOnly
+                      aria-label={`Share link of ${d.name}`}
+                      value={shareLinks[d.id].shareLinkUrl}
+                    />
                   </label>
                   <Comments name={d.name} threads={shareLinks[d.id].comments.threads} />
                 </>
@@ -227,8 +231,9 @@ export function Designs({ user }: { user: SessionUser }) {
               {writer && <DesignManage design={d} />}
               {writer && (
                 <label>
-                  Move {d.name} to folder
+                  Move to folder
                   <select
+                    aria-label={`Move ${d.name} to folder`}
                     value=""
                     onChange={(e) => move.mutate({ designHash: d.id, folderId: Number(e.target.value) })}
                   >
@@ -257,4 +262,23 @@ export function Designs({ user }: { user: SessionUser }) {
       )}
     </section>
   );
+}
+
+/**
+ * A design's thumbnail. A design whose thumbnail is still being drawn lists a link that answers 404 for a few seconds
+ * (issue 15): the placeholder shows meanwhile and the picture is asked for again, a few times.
+ */
+function Thumb({ url }: { url: string | null }) {
+  const [attempt, setAttempt] = useState(0);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (!failed || attempt >= 10) return;
+    const timer = setTimeout(() => {
+      setFailed(false);
+      setAttempt((n) => n + 1);
+    }, 3000);
+    return () => clearTimeout(timer);
+  }, [failed, attempt]);
+  if (!url || failed) return <div className="thumb" />;
+  return <img key={attempt} src={url} alt="" width={200} height={150} loading="lazy" onError={() => setFailed(true)} />;
 }

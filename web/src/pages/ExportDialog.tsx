@@ -1,9 +1,10 @@
 // The export dialog: every type with the settings that apply to it, the sizes of a set, live progress while it
-// renders (polling GET /v1/export/{id} through TanStack Query) and the download links when done.
+// renders (polling GET /v1/export/{id} through TanStack Query) and the download links when done. Before the user
+// exports, the design's preflight findings for the chosen type and sizes (POST /v1/templates/{hash}/preflight).
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { api } from '../api';
-import type { DesignNode } from './Designs';
+import { api, type DesignNode } from '../api';
+import { type Finding, FindingsList } from '../editor/findings';
 import { RecentExports, rememberExport } from './RecentExports';
 
 const TYPES = ['png', 'jpg', 'webp', 'pdf', 'gif', 'mp4', 'html'] as const;
@@ -61,16 +62,29 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
     refetchInterval: (query) => (finished(query.state.data?.response.status) ? false : 500),
   });
 
+  const exportSettings: Record<string, unknown> = {};
+  if (type !== 'html' && type !== 'pdf') exportSettings.scale = scale;
+  if (type === 'jpg' || type === 'webp') exportSettings.quality = quality;
+  if (type === 'gif' || type === 'mp4') exportSettings.targetFPS = fps;
+  if (type === 'gif') exportSettings.gifPreset = gifPreset;
+  if (type === 'html') exportSettings.networkId = networkId;
+  if (chosen && sizes.data && chosen.length < sizes.data.response.length) exportSettings.allowedSizeHashesOnly = chosen;
+
+  // What this export would get wrong, checked again whenever the type or a setting changes.
+  const preflight = useQuery({
+    queryKey: ['preflight', design.id, type, JSON.stringify(exportSettings)],
+    enabled: !chosen || chosen.length > 0,
+    queryFn: () =>
+      api<{ response: { findings: Finding[] } }>('POST', `/v1/templates/${design.id}/preflight`, {
+        type,
+        exportSettings,
+      }),
+    retry: 1,
+  });
+
   const start = async (event: FormEvent) => {
     event.preventDefault();
     setError(null);
-    const exportSettings: Record<string, unknown> = {};
-    if (type !== 'html' && type !== 'pdf') exportSettings.scale = scale;
-    if (type === 'jpg' || type === 'webp') exportSettings.quality = quality;
-    if (type === 'gif' || type === 'mp4') exportSettings.targetFPS = fps;
-    if (type === 'gif') exportSettings.gifPreset = gifPreset;
-    if (type === 'html') exportSettings.networkId = networkId;
-    if (chosen && sizes.data && chosen.length < sizes.data.response.length) exportSettings.allowedSizeHashesOnly = chosen;
     try {
       const body = await api<{ response: { export: ExportBody } }>('POST', '/v1/export', {
         creativeHash: design.id,
@@ -160,6 +174,12 @@ export function ExportDialog({ design, onClose }: { design: DesignNode; onClose:
             ))}
           </fieldset>
         )}
+        {preflight.isError && <p role="alert">Preflight could not run: {preflight.error.message}</p>}
+        <FindingsList
+          label="Findings before export"
+          findings={preflight.data?.response.findings ?? []}
+          checking={preflight.isFetching}
+        />
         {error && <p role="alert">{error}</p>}
         <button type="submit" disabled={exportId !== null && !finished(done?.status)}>
           Start export

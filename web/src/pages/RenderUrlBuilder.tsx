@@ -3,8 +3,7 @@
 // visits to the designs grid never open it.
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { api } from '../api';
-import type { DesignNode } from './Designs';
+import { api, type DesignNode } from '../api';
 
 const FORMATS = ['png', 'jpg', 'webp', 'avif'] as const;
 // The attribute a link's `name=value` form changes, in the order the service picks it (docs/render-urls.md).

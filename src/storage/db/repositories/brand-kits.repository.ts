@@ -1,4 +1,4 @@
-// Brand kits: team-wide, so every query is scoped by team id. Typography is stored as JSON text.
+// Brand kits: team-wide, so every query is scoped by team id. Typography and colours are stored as JSON text.
 import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
 import { containsIgnoringCase } from '../contains.js';
@@ -14,22 +14,33 @@ export interface TypographyEntry {
   type: string;
 }
 
+/** A named colour of the kit's palette; hex is `#rrggbb`. */
+export interface BrandColor {
+  name: string;
+  hex: string;
+}
+
 export interface BrandKitRow {
   id: number;
   team_id: number;
   name: string;
   typography: TypographyEntry[];
+  colors: BrandColor[];
   created_by: number;
   created_at: string;
   updated_at: string;
 }
 
-const COLUMNS = ['id', 'team_id', 'name', 'typography', 'created_by', 'created_at', 'updated_at'] as const;
+const COLUMNS = ['id', 'team_id', 'name', 'typography', 'colors', 'created_by', 'created_at', 'updated_at'] as const;
 
-type StoredRow = Omit<BrandKitRow, 'typography'> & { typography: string };
+type StoredRow = Omit<BrandKitRow, 'typography' | 'colors'> & { typography: string; colors: string };
 
 function fromStored(row: StoredRow): BrandKitRow {
-  return { ...row, typography: JSON.parse(row.typography) as TypographyEntry[] };
+  return {
+    ...row,
+    typography: JSON.parse(row.typography) as TypographyEntry[],
+    colors: JSON.parse(row.colors) as BrandColor[],
+  };
 }
 
 export function createBrandKitRepository(db: Kysely<Database>) {
@@ -81,6 +92,7 @@ export function createBrandKitRepository(db: Kysely<Database>) {
           team_id: kit.teamId,
           name: kit.name,
           typography: '[]',
+          colors: '[]',
           created_by: kit.createdBy,
           created_at: at,
           updated_at: at,
@@ -90,10 +102,21 @@ export function createBrandKitRepository(db: Kysely<Database>) {
       return fromStored(row);
     },
 
-    async rename(teamId: number, id: number, name: string, typography?: TypographyEntry[]): Promise<void> {
+    async rename(
+      teamId: number,
+      id: number,
+      name: string,
+      typography?: TypographyEntry[],
+      colors?: BrandColor[],
+    ): Promise<void> {
       await db
         .updateTable('brand_kits')
-        .set({ name, updated_at: now(), ...(typography ? { typography: JSON.stringify(typography) } : {}) })
+        .set({
+          name,
+          updated_at: now(),
+          ...(typography ? { typography: JSON.stringify(typography) } : {}),
+          ...(colors ? { colors: JSON.stringify(colors) } : {}),
+        })
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();

@@ -150,6 +150,11 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /** Makes `hashes` (in document order) the size hashes of the design. */
+    /** The thumbnail key of the design with this hash, whatever its visibility (signed thumbnail links). */
+    async thumbKeyByHash(hash: string): Promise<{ thumb_key: string | null } | undefined> {
+      return db.selectFrom('designs').select('thumb_key').where('hash', '=', hash).executeTakeFirst();
+    },
+
     /** A design by id, whatever its visibility (background jobs). */
     async findById(id: number): Promise<DesignRow | undefined> {
       return db.selectFrom('designs').selectAll().where('id', '=', id).executeTakeFirst();

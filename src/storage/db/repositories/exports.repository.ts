@@ -186,6 +186,22 @@ export function createExportRepository(db: Kysely<Database>) {
       return Number(row.n);
     },
 
+    /**
+     * Files of unfinished exports still waiting or rendering, per team: what fair turns serve before a team's next
+     * file (issue 14: the expected wait).
+     */
+    async countUnsettledByTeam(): Promise<Map<number, number>> {
+      const rows = await db
+        .selectFrom('export_creatives as c')
+        .innerJoin('exports as e', 'e.id', 'c.export_id')
+        .select(['e.team_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('e.status', 'in', UNSETTLED)
+        .where('c.status', 'in', UNSETTLED)
+        .groupBy('e.team_id')
+        .execute();
+      return new Map(rows.map((row) => [Number(row.team_id), Number(row.n)]));
+    },
+
     /** Sets the final status of an export still unsettled; false when another run finished it first. */
     async finish(
       id: string,

@@ -1,5 +1,7 @@
 // Every editor command, in toolbar order. Keyboard shortcuts are matched against this list, first match wins.
+import { ALIGN_ACTIONS } from './align';
 import { bringForward } from './bring-forward';
+import { copyElement, pasteElement } from './copy-paste';
 import { deleteElement } from './delete-element';
 import { deselect } from './deselect';
 import { duplicateElement } from './duplicate-element';
@@ -13,11 +15,14 @@ import { undo } from './undo';
 export const ACTIONS: Action[] = [
   undo,
   redo,
+  copyElement,
+  pasteElement,
   duplicateElement,
   deleteElement,
   bringForward,
   sendBackward,
   toggleVisibility,
+  ...ALIGN_ACTIONS,
   nudge,
   deselect,
 ];
