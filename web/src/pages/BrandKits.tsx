@@ -199,42 +199,15 @@ function Fonts({ kitId, writer }: { kitId: number; writer: boolean }) {
     queryKey: ['brandkit-fonts', kitId],
     queryFn: () => api<{ response: { nodes: Font[] } }>('GET', `/v1/brandkit/${kitId}/fonts?limit=100`),
   });
-  const input = useRef<HTMLInputElement>(null);
-  const [progress, setProgress] = useState<number | null>(null);
-  const [problems, setProblems] = useState<string[]>([]);
-  const [stored, setStored] = useState<number | null>(null);
-  const onUpload = async (event: FormEvent) => {
-    event.preventDefault();
-    const files = [...(input.current?.files ?? [])];
-    setStored(null);
-    if (files.length === 0) return setProblems(['Choose one or more font files first.']);
-    if (files.length > MAX_FONTS_PER_UPLOAD) {
-      return setProblems([`At most ${MAX_FONTS_PER_UPLOAD} font files at a time; ${files.length} were chosen.`]);
-    }
-    const tooLarge = files.filter((f) => f.size > MAX_FONT_BYTES);
-    if (tooLarge.length > 0) {
-      return setProblems(tooLarge.map((f) => `${f.name} is larger than the 10 MB a font file may have.`));
-    }
-    const form = new FormData();
-    for (const file of files) form.append('file', file, file.name);
-    setProblems([]);
-    setProgress(0);
-    try {
-      const body = await upload<{ response: { fonts: (Font | FailedFont)[] } }>(
-        `/v1/brandkit/${kitId}/fonts`,
-        form,
-        setProgress,
-      );
-      const failed = body.response.fonts.filter((f): f is FailedFont => 'error' in f);
-      setProblems(failed.map((f) => `${f.fileName}: ${f.error}`));
-      setStored(body.response.fonts.length - failed.length);
-      if (failed.length === 0 && input.current) input.current.value = '';
-      client.invalidateQueries({ queryKey: ['brandkit-fonts', kitId] });
-    } catch (e) {
-      setProblems([(e as Error).message]);
-    } finally {
-      setProgress(null);
-    }
+  const send = async (form: FormData, onProgress: (fraction: number) => void) => {
+    const body = await upload<{ response: { fonts: (Font | FailedFont)[] } }>(
+      `/v1/brandkit/${kitId}/fonts`,
+      form,
+      onProgress,
+    );
+    const failed = body.response.fonts.filter((f): f is FailedFont => 'error' in f);
+    client.invalidateQueries({ queryKey: ['brandkit-fonts', kitId] });
+    return { stored: body.response.fonts.length - failed.length, problems: failed.map((f) => `${f.fileName}: ${f.error}`) };
   };
   return (
     <section aria-labelledby="fonts-title">
@@ -249,24 +222,15 @@ function Fonts({ kitId, writer }: { kitId: number; writer: boolean }) {
       </ul>
       {fonts.data && fonts.data.response.nodes.length === 0 && <p>No fonts in this kit yet.</p>}
       {writer && (
-        <form onSubmit={onUpload} aria-label="Upload fonts">
-          <label>
-            Font files
-            <input ref={input} type="file" multiple accept=".ttf,.otf,.woff,.woff2,.ttc,font/*" />
-          </label>
-          <button type="submit" disabled={progress !== null}>
-            Upload fonts
-          </button>
-          {progress !== null && <progress aria-label="Font upload progress" max={1} value={progress} />}
-          {stored !== null && <p role="status">{stored === 1 ? '1 font stored.' : `${stored} fonts stored.`}</p>}
-          {problems.length > 0 && (
-            <ul role="alert" aria-label="Font upload problems">
-              {problems.map((p) => (
-                <li key={p}>{p}</li>
-              ))}
-            </ul>
-          )}
-        </form>
+        <FileUploadForm
+          noun={['font', 'fonts']}
+          title="Font"
+          accept=".ttf,.otf,.woff,.woff2,.ttc,font/*"
+          maxFiles={MAX_FONTS_PER_UPLOAD}
+          maxBytes={MAX_FONT_BYTES}
+          sizeRule="the 10 MB a font file may have"
+          send={send}
+        />
       )}
     </section>
   );
@@ -296,39 +260,15 @@ function Assets({ kitId, writer }: { kitId: number; writer: boolean }) {
     event.preventDefault();
     if (link.trim()) add.mutate(link.trim());
   };
-  const input = useRef<HTMLInputElement>(null);
-  const [progress, setProgress] = useState<number | null>(null);
-  const [problems, setProblems] = useState<string[]>([]);
-  const [stored, setStored] = useState<number | null>(null);
-  const onUpload = async (event: FormEvent) => {
-    event.preventDefault();
-    const files = [...(input.current?.files ?? [])];
-    setStored(null);
-    if (files.length === 0) return setProblems(['Choose one or more files first.']);
-    if (files.length > MAX_ASSET_FILES) {
-      return setProblems([`At most ${MAX_ASSET_FILES} files at a time; ${files.length} were chosen.`]);
-    }
-    const tooLarge = files.filter((f) => f.size > MAX_ASSET_BYTES);
-    if (tooLarge.length > 0) {
-      return setProblems(tooLarge.map((f) => `${f.name} is larger than the 100 MB any asset may have.`));
-    }
-    const form = new FormData();
-    for (const file of files) form.append('file', file, file.name);
-    setProblems([]);
-    setProgress(0);
-    try {
-      const body = await upload<{ response: { assets: Asset[] } }>(`/v1/brandkit/${kitId}/assets`, form, setProgress);
-      const failed = body.response.assets.filter((a) => a.status !== 'VALID');
-      setProblems(failed.map((a) => a.error ?? `${a.name}: rejected`));
-      setStored(body.response.assets.length - failed.length);
-      if (failed.length === 0 && input.current) input.current.value = '';
-      client.invalidateQueries({ queryKey: ['brandkit-assets', kitId] });
-      client.invalidateQueries({ queryKey: ['brandkits'] });
-    } catch (e) {
-      setProblems([(e as Error).message]);
-    } finally {
-      setProgress(null);
-    }
+  const send = async (form: FormData, onProgress: (fraction: number) => void) => {
+    const body = await upload<{ response: { assets: Asset[] } }>(`/v1/brandkit/${kitId}/assets`, form, onProgress);
+    const failed = body.response.assets.filter((a) => a.status !== 'VALID');
+    client.invalidateQueries({ queryKey: ['brandkit-assets', kitId] });
+    client.invalidateQueries({ queryKey: ['brandkits'] });
+    return {
+      stored: body.response.assets.length - failed.length,
+      problems: failed.map((a) => a.error ?? `${a.name}: rejected`),
+    };
   };
   return (
     <section aria-labelledby="assets-title">
@@ -358,26 +298,89 @@ function Assets({ kitId, writer }: { kitId: number; writer: boolean }) {
         </form>
       )}
       {writer && (
-        <form onSubmit={onUpload} aria-label="Upload assets">
-          <label>
-            Asset files
-            <input ref={input} type="file" multiple accept="image/*,video/*,audio/*" />
-          </label>
-          <button type="submit" disabled={progress !== null}>
-            Upload assets
-          </button>
-          {progress !== null && <progress aria-label="Asset upload progress" max={1} value={progress} />}
-          {stored !== null && <p role="status">{stored === 1 ? '1 asset stored.' : `${stored} assets stored.`}</p>}
-          {problems.length > 0 && (
-            <ul role="alert" aria-label="Asset upload problems">
-              {problems.map((p) => (
-                <li key={p}>{p}</li>
-              ))}
-            </ul>
-          )}
-        </form>
+        <FileUploadForm
+          noun={['asset', 'assets']}
+          title="Asset"
+          accept="image/*,video/*,audio/*"
+          maxFiles={MAX_ASSET_FILES}
+          maxBytes={MAX_ASSET_BYTES}
+          sizeRule="the 100 MB any asset may have"
+          send={send}
+        />
       )}
     </section>
+  );
+}
+
+/**
+ * Files chosen, checked against the service's limits before a byte is sent, uploaded with progress; what the
+ * service refused is listed file by file. Fonts and assets differ only in their limits and their answer.
+ */
+function FileUploadForm({
+  noun: [one, many],
+  title,
+  accept,
+  maxFiles,
+  maxBytes,
+  sizeRule,
+  send,
+}: {
+  noun: [string, string];
+  title: string;
+  accept: string;
+  maxFiles: number;
+  maxBytes: number;
+  sizeRule: string;
+  send(form: FormData, onProgress: (fraction: number) => void): Promise<{ stored: number; problems: string[] }>;
+}) {
+  const input = useRef<HTMLInputElement>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const [problems, setProblems] = useState<string[]>([]);
+  const [stored, setStored] = useState<number | null>(null);
+  const onUpload = async (event: FormEvent) => {
+    event.preventDefault();
+    const files = [...(input.current?.files ?? [])];
+    setStored(null);
+    if (files.length === 0) return setProblems([`Choose one or more ${one} files first.`]);
+    if (files.length > maxFiles) {
+      return setProblems([`At most ${maxFiles} ${one} files at a time; ${files.length} were chosen.`]);
+    }
+    const tooLarge = files.filter((f) => f.size > maxBytes);
+    if (tooLarge.length > 0) return setProblems(tooLarge.map((f) => `${f.name} is larger than ${sizeRule}.`));
+    const form = new FormData();
+    for (const file of files) form.append('file', file, file.name);
+    setProblems([]);
+    setProgress(0);
+    try {
+      const answer = await send(form, setProgress);
+      setProblems(answer.problems);
+      setStored(answer.stored);
+      if (answer.problems.length === 0 && input.current) input.current.value = '';
+    } catch (e) {
+      setProblems([(e as Error).message]);
+    } finally {
+      setProgress(null);
+    }
+  };
+  return (
+    <form onSubmit={onUpload} aria-label={`Upload ${many}`}>
+      <label>
+        {title} files
+        <input ref={input} type="file" multiple accept={accept} />
+      </label>
+      <button type="submit" disabled={progress !== null}>
+        Upload {many}
+      </button>
+      {progress !== null && <progress aria-label={`${title} upload progress`} max={1} value={progress} />}
+      {stored !== null && <p role="status">{stored === 1 ? `1 ${one} stored.` : `${stored} ${many} stored.`}</p>}
+      {problems.length > 0 && (
+        <ul role="alert" aria-label={`${title} upload problems`}>
+          {problems.map((p) => (
+            <li key={p}>{p}</li>
+          ))}
+        </ul>
+      )}
+    </form>
   );
 }
 
