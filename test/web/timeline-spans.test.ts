@@ -1,4 +1,4 @@
-// The editor timeline's pure logic (web/src/editor/timeline.ts): the spans it draws per animated element, the slides
+// The editor timeline's pure logic (web/src/editor/timeline-spans.ts): the spans it draws per animated element, the slides
 // and the slider's length, how a slider time becomes a CSS animation's currentTime, and how a play advances.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -14,7 +14,7 @@ import {
   slideBars,
   timelineDuration,
   timelineRows,
-} from '../../web/src/editor/timeline.js';
+} from '../../web/src/editor/timeline-spans.js';
 
 const box = { type: 'shape', x: 0, y: 0, width: 10, height: 10 };
 

@@ -1,7 +1,7 @@
 // What the editor's timeline panel draws and how it drives the canvas, as pure functions of the document. The spans
 // follow the motion model of src/domain/timeline.ts (which the HTML5 export's CSS is made from): an animation runs
 // over [start, start + duration] seconds of its slide, slides play in order, and a slide's end cuts what still runs.
-// Kept free of React and the DOM so it is unit-tested in Node (test/web/timeline.test.ts).
+// Kept free of React and the DOM so it is unit-tested in Node (test/web/timeline-spans.test.ts).
 
 /**
  * SPEC §5's defaults, as src/domain/timeline.ts has them (its unit test checks they agree). Not imported from there:
