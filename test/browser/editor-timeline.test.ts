@@ -166,6 +166,7 @@ describe('the editor timeline in Chromium', () => {
     );
     assert.ok(Math.abs(half.opacity - 1) > 0.4, 'differs from the end state');
     assert.equal((await drawn(headlineBox)).x, 0, 'the headline has arrived by 2 s');
+    await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: 'docs/img/editor-timeline.png' });
 
     // Play moves the slider on; Pause holds it.
