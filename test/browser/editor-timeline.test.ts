@@ -35,6 +35,9 @@ const fadingCta = {
   animations: [{ effect: 'fade' as const, direction: 'in' as const, start: 1, duration: 2, easing: 'linear' }],
 };
 
+/** The 4-size demo set: every size's headline slides in from its own place, by its own keyframes. */
+const set = DEMO_DESIGNS.find((d) => d.document.sizes.length === 4)!;
+
 /** Polls `read` until `ok` holds, failing after the deadline with the last value read. */
 async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
   const deadline = Date.now() + DEADLINE_MS;
@@ -81,6 +84,7 @@ describe('the editor timeline in Chromium', () => {
     const kitId = (await call('/v1/brandkits/create', { name: 'Kit' })).response.brandKit.id;
     projectId = (await call('/v1/projects', { name: 'Motion', brandKitId: kitId })).response.project.id;
     await call('/v1/templates/import', { projectId, name: demo.name, document: demo });
+    await call('/v1/templates/import', { projectId, name: 'Timeline set', document: set.document });
   });
   after(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
@@ -204,5 +208,27 @@ describe('the editor timeline in Chromium', () => {
       logs.filter((line) => line.startsWith('pageerror')),
       [],
     );
+  });
+
+  test('all sizes side by side: one scrub sets every size, each by its own keyframes', async () => {
+    const page = await signedIn();
+    await page.getByRole('button', { name: /^(Edit|Open) Timeline set$/ }).click();
+    await page.getByRole('heading', { name: 'Editing Timeline set' }).waitFor();
+    await page.getByLabel('All sizes').check();
+    const canvases = page.getByRole('img', { name: /^Canvas of / });
+    for (let i = 0; i < 4; i++) await canvases.nth(i).locator('[data-element-name=headline]').waitFor();
+    await page.getByRole('region', { name: 'Timeline', exact: true }).getByLabel('Time', { exact: true }).fill('0.3');
+    // Each size's headline is where the motion model puts it in that size: the export's keyframe names (m1, …) repeat
+    // in every size, so unscoped they would all move as one size does.
+    for (let i = 0; i < 4; i++) {
+      const size = set.document.sizes[i];
+      const element = size.slides[0].elements.find((e) => e.name === 'headline') as unknown as BaseElement;
+      const expected = motionAt(element, 0.3, size).translateX;
+      await until(
+        `${size.name}'s headline at 0.3 s (expected x ${expected.toFixed(1)})`,
+        () => drawn(canvases.nth(i).locator('[data-element-name=headline]')),
+        (d) => Math.abs(d.x - expected) <= 1,
+      );
+    }
   });
 });
