@@ -75,16 +75,15 @@ export function Timeline({
     const started = performance.now();
     let frame = 0;
     const tick = (now: number) => {
+      // The canvas follows in the layout effect: slider and canvas come from one state, never apart.
       const next = playTime(from, now - started, duration);
-      timeRef.current = next.time;
-      showTime(canvasArea.current, next.time);
       setTime(next.time);
       if (next.done) setPlaying(false);
       else frame = requestAnimationFrame(tick);
     };
     frame = requestAnimationFrame(tick);
     return () => cancelAnimationFrame(frame);
-  }, [playing, duration, canvasArea]);
+  }, [playing, duration]);
 
   const scrub = useCallback(
     (t: number) => {
