@@ -20,6 +20,12 @@ export interface StudioCanvas {
   backgroundColor: string;
   /** The @font-face rules of the subset fonts the size's texts use, their files inlined. */
   fontCss: string;
+  /**
+   * The package's `@keyframes` (elements' animations, slides' visibility), named after the size (`z<sizeIndex>-…`)
+   * as the markup's `animation` declarations are: several sizes' canvases share one page, and the export's names
+   * (m1, s0) repeat in every size.
+   */
+  motionCss: string;
   /** The inside of the package's `#ad` box: slides of elements, each `div.e[data-element-name]`. */
   markup: string;
 }
@@ -48,6 +54,27 @@ function inlineFiles(text: string, files: Map<string, Buffer>): string {
   });
 }
 
+/** The export's keyframe names (package.ts: m<n> per element, s<n> per slide). */
+const KEYFRAMES = /@keyframes ([ms]\d+)\{(?:[^{}]*\{[^{}]*\})*\}/g;
+
+/**
+ * The package's keyframes and its markup with every animation name prefixed. Only `style` attributes are rewritten:
+ * text is markup content, so a headline reading "animation:m1 " stays as typed.
+ */
+function scopeMotion(html: string, markup: string, prefix: string): { motionCss: string; markup: string } {
+  // The head's own <style> only: a text of the design may read like a keyframes rule, and must not become one.
+  const body = html.indexOf('<body>');
+  const from = html.lastIndexOf('<style>', body);
+  const css = from >= 0 ? html.slice(from, html.indexOf('</style>', from)) : '';
+  const keyframes = [...css.matchAll(KEYFRAMES)].map((m) =>
+    m[0].replace(`@keyframes ${m[1]}{`, `@keyframes ${prefix}${m[1]}{`),
+  );
+  const scoped = markup.replace(/ style="[^"]*"/g, (attribute) =>
+    attribute.replace(/animation:([ms]\d+) /g, (_, name: string) => `animation:${prefix}${name} `),
+  );
+  return { motionCss: keyframes.join('\n'), markup: scoped };
+}
+
 export function createStudioCanvasService(deps: StudioCanvasDeps) {
   return {
     async canvas(raw: unknown, sizeIndex: number): Promise<StudioCanvas> {
@@ -63,12 +90,14 @@ export function createStudioCanvasService(deps: StudioCanvasDeps) {
       const faces = html.match(/@font-face\{[^}]*\}/g) ?? [];
       const start = html.indexOf('<div id="ad">');
       const end = html.lastIndexOf('</div>', html.indexOf('</body>'));
-      const markup = start >= 0 && end > start ? html.slice(start + '<div id="ad">'.length, end) : '';
+      const inner = start >= 0 && end > start ? html.slice(start + '<div id="ad">'.length, end) : '';
+      const { motionCss, markup } = scopeMotion(html, inner, `z${sizeIndex}-`);
       return {
         width: size.width,
         height: size.height,
         backgroundColor: size.backgroundColor ?? '#FFFFFF',
         fontCss: inlineFiles(faces.join('\n'), files),
+        motionCss,
         markup: inlineFiles(markup, files),
       };
     },

@@ -17542,6 +17542,8 @@ export interface paths {
                                 height: number;
                                 /** @description The inside of the HTML5 package's #ad box: slides of elements, each a div.e carrying data-element-name */
                                 markup: string;
+                                /** @description The package's @keyframes (the elements' animations, the slides' visibility), named z<sizeIndex>-… as the markup's animation declarations are, so several sizes' canvases can share a page */
+                                motionCss: string;
                                 width: number;
                             };
                         };

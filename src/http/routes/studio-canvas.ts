@@ -20,6 +20,11 @@ const CanvasResponse = Ok(
     height: Type.Integer(),
     backgroundColor: Type.String(),
     fontCss: Type.String({ description: '@font-face rules of the subset fonts, files inlined as data: URLs' }),
+    motionCss: Type.String({
+      description:
+        "The package's @keyframes (the elements' animations, the slides' visibility), named z<sizeIndex>-… as the " +
+        "markup's animation declarations are, so several sizes' canvases can share a page",
+    }),
     markup: Type.String({
       description:
         "The inside of the HTML5 package's #ad box: slides of elements, each a div.e carrying data-element-name",

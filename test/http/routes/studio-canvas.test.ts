@@ -65,6 +65,53 @@ describe('POST /v1/studio/canvas', () => {
     assert.doesNotMatch(canvas.markup, /src="(?!data:)/, 'every file reference is inlined');
   });
 
+  test("carries the export's motion: keyframes and animation names scoped to the size, text left as typed", async () => {
+    const slide = (n: number, text: string) => ({
+      duration: 2,
+      elements: [
+        {
+          name: `headline${n}`,
+          type: 'text',
+          x: 10,
+          y: 10,
+          width: 200,
+          height: 60,
+          text,
+          fontSize: 12,
+          animations: [{ effect: 'fade', start: 0.5, duration: 1, easing: 'linear' }],
+        },
+        { name: `still${n}`, type: 'shape', shape: 'rect', x: 0, y: 100, width: 20, height: 20 },
+      ],
+    });
+    const tricky = 'animation:m1 1s; @keyframes m1{0%{opacity:0}}';
+    const animated = {
+      name: 'Motion',
+      sizes: [0, 1].map((i) => ({
+        name: `S${i}`,
+        width: 300,
+        height: 250,
+        slides: [slide(1, tricky), slide(2, 'Second slide')],
+      })),
+    };
+    const res = await post({ document: animated, sizeIndex: 1 });
+    assert.equal(res.statusCode, 200, res.body);
+    const { motionCss, markup } = res.json().response;
+    const names = [...motionCss.matchAll(/@keyframes ([\w-]+)\{/g)].map((m) => m[1]).sort();
+    // One per animated element (one per slide here) and one per slide's visibility; the still shape has none.
+    assert.deepEqual(names, ['z1-m1', 'z1-m3', 'z1-s0', 'z1-s1']);
+    for (const name of names) assert.match(markup, new RegExp(`animation:${name} 4s `));
+    const styles = (markup.match(/ style="[^"]*"/g) ?? []).join(' ');
+    assert.doesNotMatch(styles, /animation:[ms]\d/, 'every animation name is scoped');
+    assert.match(markup, />animation:m1 1s; @keyframes</, 'the text as typed');
+    // Fade in linearly over 0.5..1.5 s of a 4 s play: 0 at 12.5%, 1 at 37.5%.
+    assert.match(
+      motionCss,
+      /@keyframes z1-m1\{0%\{[^}]*opacity:0[;}].*12\.5%\{[^}]*opacity:0[;}].*37\.5%\{[^}]*opacity:1[;}]/,
+    );
+    assert.ok(!motionCss.includes('opacity:0}}'), 'the text that reads like a rule is not one');
+    assert.equal((motionCss.match(/@keyframes/g) ?? []).length, 4);
+  });
+
   test('a size index beyond the document and a broken document are 400s naming the field', async () => {
     const far = await post({ document: doc, sizeIndex: 3 });
     assert.equal(far.statusCode, 400, far.body);

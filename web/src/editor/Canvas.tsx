@@ -10,7 +10,14 @@ import { type EditorDocument, elementsOf } from './document';
 import { type Geometry, type PointerState, pointerStep, rounded } from './pointer';
 
 interface CanvasBody {
-  response: { width: number; height: number; backgroundColor: string; fontCss: string; markup: string };
+  response: {
+    width: number;
+    height: number;
+    backgroundColor: string;
+    fontCss: string;
+    motionCss: string;
+    markup: string;
+  };
 }
 
 // The packager's own rules for its boxes (package.ts), scoped to the canvas; the click area is not drawn here.
@@ -21,10 +28,16 @@ const CANVAS_CSS = `
 .pc-ad .r{position:absolute;white-space:pre;line-height:1}
 `;
 
-/** Geometry-free view of the document: what the server must draw again when it changes. */
-function drawingKey(doc: EditorDocument, sizeIndex: number): string {
+/**
+ * Geometry-free view of the document: what the server must draw again when it changes. While the timeline drives the
+ * canvas (`motion`), an animated element's geometry stays in: its keyframes carry its rotation and its slide distance.
+ */
+function drawingKey(doc: EditorDocument, sizeIndex: number, motion: boolean): string {
   const size = doc.sizes[sizeIndex];
-  return JSON.stringify(size, (key, value) => (key === 'x' || key === 'y' || key === 'rotation' ? undefined : value));
+  return JSON.stringify(size, function (this: Record<string, unknown>, key, value) {
+    if (key !== 'x' && key !== 'y' && key !== 'rotation') return value;
+    return motion && Array.isArray(this.animations) && this.animations.length > 0 ? value : undefined;
+  });
 }
 
 /**
@@ -52,6 +65,7 @@ export function Canvas({
   onSelect,
   onGeometry,
   onDrawn,
+  motion = false,
 }: {
   doc: EditorDocument;
   sizeIndex: number;
@@ -61,9 +75,11 @@ export function Canvas({
   onSelect(name: string | null): void;
   onGeometry(name: string, patch: Partial<Geometry>): void;
   onDrawn?(): void;
+  /** The timeline drives the canvas (Timeline.tsx): the export's keyframes are on and the handles hide. */
+  motion?: boolean;
 }) {
   const size = doc.sizes[sizeIndex];
-  const key = drawingKey(doc, sizeIndex);
+  const key = drawingKey(doc, sizeIndex, motion);
   const canvas = useQuery({
     queryKey: ['canvas', sizeIndex, key],
     queryFn: ({ signal }) => {
@@ -101,7 +117,7 @@ export function Canvas({
       box.style.transform = box.style.transform.replace(/rotate\([^)]*\)/, `rotate(${element.rotation ?? 0}deg)`);
     }
     const chosen = boxes.find((b) => b.dataset.elementName === selected) ?? null;
-    setTarget(editable ? chosen : null);
+    setTarget(editable && !motion ? chosen : null);
     const others = boxes.filter((b) => b !== chosen);
     // Only a new set of boxes is a new state: setting an equal array would render again, and again.
     setGuides((previous) =>
@@ -117,6 +133,7 @@ export function Canvas({
   };
   const name = target?.dataset.elementName ?? '';
   const fontCss = canvas.data?.response.fontCss ?? '';
+  const motionCss = motion ? (canvas.data?.response.motionCss ?? '') : '';
   const style = useMemo(
     () => ({
       width: size?.width,
@@ -130,7 +147,7 @@ export function Canvas({
   if (!size) return null;
   return (
     <div className="pc-stage" style={{ width: size.width * zoom, height: size.height * zoom }}>
-      <style>{CANVAS_CSS + fontCss}</style>
+      <style>{CANVAS_CSS + fontCss + motionCss}</style>
       {canvas.isError && <p role="alert">The canvas could not be drawn: {canvas.error.message}</p>}
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the layers panel is the keyboard way to select */}
       <div

@@ -16,6 +16,7 @@ import { FindingMarks, FindingsList, useDraftFindings } from './findings';
 import { historyReducer } from './history';
 import { Properties } from './Properties';
 import { SizesPanel } from './SizesPanel';
+import { Timeline } from './Timeline';
 import { loadDocument, StaleSave, saveDocument } from './server';
 import { type Version, VersionsPanel } from './VersionsPanel';
 
@@ -59,6 +60,9 @@ function EditorView({
   const [saving, setSaving] = useState(false);
   const [exporting, setExporting] = useState(false);
   const [allSizes, setAllSizes] = useState(false);
+  // The timeline drives the canvas (Timeline.tsx): keyframes on, handles hidden, until "Back to editing".
+  const [motion, setMotion] = useState(false);
+  const canvasArea = useRef<HTMLDivElement>(null);
   // A version shown on the canvas instead of the document (read-only) until closed or restored.
   const [preview, setPreview] = useState<{ version: Version; doc: EditorDocument } | null>(null);
   const [offer, setOffer] = useState<Draft | null>(() => {
@@ -280,7 +284,7 @@ function EditorView({
             onRestored={restored}
           />
         </aside>
-        <div className="editor-canvas">
+        <div className="editor-canvas" ref={canvasArea}>
           {preview && (
             <p role="status" className="notice">
               Previewing “{preview.version.versionName}” — read-only; close the preview to edit.
@@ -301,6 +305,7 @@ function EditorView({
                     selected={!preview && i === sizeIndex ? selected : null}
                     editable={editable && !preview}
                     zoom={zoom}
+                    motion={motion}
                     onSelect={(name) => {
                       setSizeIndex(i);
                       setSelected(name);
@@ -320,6 +325,7 @@ function EditorView({
               selected={preview ? null : selected}
               editable={editable && !preview}
               zoom={zoom}
+              motion={motion}
               onSelect={setSelected}
               onGeometry={(name, patch) => change(setProperties(doc, sizeIndex, name, patch))}
             />
@@ -341,6 +347,15 @@ function EditorView({
           <FindingsList findings={findings} checking={checked.isFetching} onSelect={setSelected} />
           <FindingMarks findings={findings} />
         </aside>
+        <Timeline
+          size={shownDoc.sizes[shownSize]}
+          loop={shownDoc.loop}
+          selected={selected}
+          canvasArea={canvasArea}
+          motion={motion}
+          onMotion={setMotion}
+          onSelect={setSelected}
+        />
       </div>
       {exporting && <ExportDialog design={{ id: hash, name: doc.name, thumbUrl: null }} onClose={() => setExporting(false)} />}
     </section>

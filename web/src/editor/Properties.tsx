@@ -1,5 +1,6 @@
 // The properties panel: one labelled control per attribute of the selected element's kind (fields.ts). Values go to
 // the document as typed; the server's validation answers on the canvas draw and on save.
+import { Animations } from './Animations';
 import type { EditorElement } from './document';
 import { DEFAULTS, FIELDS, type Field } from './fields';
 import { FontPicker, ImageSourcePicker, VariantPicker } from './pickers';
@@ -130,6 +131,11 @@ export function Properties({
           }
         })}
       </fieldset>
+      <Animations
+        animations={Array.isArray(element.animations) ? element.animations : []}
+        editable={editable}
+        onChange={(next) => onChange('animations', next)}
+      />
     </form>
   );
 }
