@@ -230,6 +230,12 @@ export function Canvas({
             })
           }
           onRotateGroupEnd={() => step({ type: 'end' })}
+          // A group box covers everything inside its bounds, so a click there reaches Moveable, not the canvas: it
+          // finds the element under the pointer, and the click selects as one on the canvas would.
+          onClickGroup={(e) => {
+            const box = e.inputTarget.closest<HTMLElement>('[data-element-name]');
+            onSelect(box?.dataset.elementName ?? null, isAdditive(e.inputEvent));
+          }}
         />
       )}
     </div>
