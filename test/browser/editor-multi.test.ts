@@ -140,6 +140,7 @@ describe('multi-select in the design editor (Chromium)', () => {
       'equal gaps on the canvas',
     );
     assert.ok(Math.abs(spaced[0].x - before[0].x) < 0.5 && Math.abs(spaced[2].x - before[2].x) < 0.5, 'ends stay');
+    await page.screenshot({ path: 'docs/img/editor-multi.png' });
 
     await toolbar.getByRole('button', { name: 'Save' }).click();
     await page
@@ -206,7 +207,7 @@ describe('multi-select in the design editor (Chromium)', () => {
       'Shift-click on the canvas takes the logo out of the selection',
     );
     assert.equal(await layer('cta').getAttribute('aria-pressed'), 'true');
-    // Failed resource loads (the session probe before sign-in) are the studio's usual console noise; page errors are not.
+    // Failed resource loads (the session probe before sign-in) are the studio's usual noise; page errors are not.
     assert.deepEqual(
       logs.filter((line) => line.startsWith('pageerror')),
       [],

@@ -15,7 +15,7 @@ export function clickSelection(current: Selection, name: string | null, additive
   return current.includes(name) ? current.filter((n) => n !== name) : [...current, name];
 }
 
-/** Keeps only names that still exist (after an undo, a delete, a switch of size), in their order; same list if none went. */
+/** Keeps only names that still exist (after an undo, a delete, a switch of size), in order; the same list if all do. */
 export function keepExisting(current: Selection, names: readonly string[]): Selection {
   const present = new Set(names);
   const kept = current.filter((n) => present.has(n));
