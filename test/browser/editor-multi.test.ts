@@ -1,7 +1,8 @@
 // The design editor's multi-select in headless Chromium (issue 19, "multi-select, align and distribute"): on the demo
 // leaderboard, Shift-click three elements in the layers, distribute them horizontally and find equal gaps both between
 // the boxes on the canvas and in the document saved through the API; drag the group and find every element moved by
-// the same offset; one undo takes the whole drag back. Waits poll with a generous deadline (the machine is shared).
+// the same offset; one undo takes the whole drag back; nudge, duplicate and delete act on every selected element;
+// Escape, Ctrl+A and Shift-click on the canvas. Waits poll with a generous deadline (the machine is shared).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -97,7 +98,7 @@ describe('multi-select in the design editor (Chromium)', () => {
     return new Map(size.slides[0].elements.map((e: Stored) => [e.name, e]));
   }
 
-  test('shift-select three, distribute horizontally, save; drag the group; one undo takes the drag back', async () => {
+  test('shift-select three, distribute, save; drag the group, one undo; nudge, duplicate, delete all; Ctrl+A', async () => {
     const page = await signedIn();
     await page.getByRole('button', { name: /^(Edit|Open) Row$/ }).click();
     await page
@@ -190,6 +191,28 @@ describe('multi-select in the design editor (Chromium)', () => {
       (b) => b.every((box, i) => Math.abs(box.x - before[i].x) < 0.5),
       'undo restores the row as it was',
     );
+
+    // The keyboard acts on the whole selection: Shift+→ nudges all three 10 px; Ctrl+D duplicates all three and
+    // chooses the copies; Delete removes just those.
+    await page.keyboard.press('Shift+ArrowRight');
+    await until(
+      boxes,
+      (b) => b.every((box, i) => Math.abs(box.x - (before[i].x + 10)) < 0.5),
+      'Shift+ArrowRight nudges every selected element',
+    );
+    await toolbar.getByRole('button', { name: 'Undo' }).click();
+    await page.keyboard.press('Control+d');
+    const copies = NAMES.map((name) => `${name} copy`);
+    for (const name of copies) await layer(name).waitFor();
+    for (const name of copies) assert.equal(await layer(name).getAttribute('aria-pressed'), 'true', name);
+    for (const name of NAMES) assert.equal(await layer(name).getAttribute('aria-pressed'), 'false', name);
+    await page.keyboard.press('Delete');
+    await until(
+      () => layers.getByRole('button', { name: / copy$/ }).count(),
+      (count) => count === 0,
+      'Delete removes every selected copy',
+    );
+    for (const name of NAMES) await layer(name).waitFor();
 
     // Escape clears; Ctrl+A chooses every element of the size; Shift-click on the canvas takes one out again.
     await page.keyboard.press('Escape');
