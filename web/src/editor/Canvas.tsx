@@ -4,10 +4,11 @@
 // element's box style exactly as set here, so dragging and nudging never wait for the server.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
-import Moveable from 'react-moveable';
+import Moveable, { type OnDrag, type OnResize } from 'react-moveable';
 import { api } from '../api';
 import { type EditorDocument, elementsOf } from './document';
-import { type Geometry, type PointerState, pointerStep, rounded } from './pointer';
+import { type Patches, type PointerState, pointerStep, rounded } from './pointer';
+import { isAdditive } from './selection';
 
 interface CanvasBody {
   response: {
@@ -56,6 +57,32 @@ function sanitize(markup: string): DocumentFragment {
   return template.content;
 }
 
+const sameBoxes = (a: readonly Element[], b: readonly Element[]) =>
+  a.length === b.length && a.every((box, i) => box === b[i]);
+
+/** The box's transform with its rotation set (the packager writes translate, rotate and scale; only rotate changes). */
+const withRotation = (transform: string, degrees: number) =>
+  /rotate\(/.test(transform)
+    ? transform.replace(/rotate\([^)]*\)/, `rotate(${degrees}deg)`)
+    : `${transform} rotate(${degrees}deg)`.trim();
+
+/** A drag of one target (alone or in a group): moved on screen at once, its new place kept for the commit. */
+function moved(e: OnDrag): Patches {
+  const box = e.target as HTMLElement;
+  box.style.left = `${e.left}px`;
+  box.style.top = `${e.top}px`;
+  return { [box.dataset.elementName ?? '']: { x: e.left, y: e.top } };
+}
+
+function resized(e: OnResize): Patches {
+  const box = e.target as HTMLElement;
+  box.style.width = `${e.width}px`;
+  box.style.height = `${e.height}px`;
+  box.style.left = `${e.drag.left}px`;
+  box.style.top = `${e.drag.top}px`;
+  return { [box.dataset.elementName ?? '']: { width: e.width, height: e.height, x: e.drag.left, y: e.drag.top } };
+}
+
 export function Canvas({
   doc,
   sizeIndex,
@@ -69,11 +96,14 @@ export function Canvas({
 }: {
   doc: EditorDocument;
   sizeIndex: number;
-  selected: string | null;
+  /** The chosen elements: one gets Moveable's handles, several get one group box that moves them together. */
+  selected: readonly string[];
   editable: boolean;
   zoom: number;
-  onSelect(name: string | null): void;
-  onGeometry(name: string, patch: Partial<Geometry>): void;
+  /** A click on an element (null: on empty canvas); `additive` when Shift, Ctrl or Cmd was held. */
+  onSelect(name: string | null, additive: boolean): void;
+  /** One gesture's changes, by element name: one change of the document. */
+  onGeometry(patches: Patches): void;
   onDrawn?(): void;
   /** The timeline drives the canvas (Timeline.tsx): the export's keyframes are on and the handles hide. */
   motion?: boolean;
@@ -91,7 +121,7 @@ export function Canvas({
     retry: 1,
   });
   const root = useRef<HTMLDivElement>(null);
-  const [target, setTarget] = useState<HTMLElement | null>(null);
+  const [targets, setTargets] = useState<HTMLElement[]>([]);
   const [guides, setGuides] = useState<HTMLElement[]>([]);
   const pointer = useRef<PointerState>({ kind: 'idle' });
   const markup = canvas.data?.response.markup;
@@ -114,24 +144,27 @@ export function Canvas({
       box.style.top = `${element.y}px`;
       box.style.width = `${element.width}px`;
       box.style.height = `${element.height}px`;
-      box.style.transform = box.style.transform.replace(/rotate\([^)]*\)/, `rotate(${element.rotation ?? 0}deg)`);
+      box.style.transform = withRotation(box.style.transform, element.rotation ?? 0);
     }
-    const chosen = boxes.find((b) => b.dataset.elementName === selected) ?? null;
-    setTarget(editable && !motion ? chosen : null);
-    const others = boxes.filter((b) => b !== chosen);
+    const chosen =
+      editable && !motion ? selected.flatMap((name) => boxes.find((b) => b.dataset.elementName === name) ?? []) : [];
+    const others = boxes.filter((b) => !chosen.includes(b));
     // Only a new set of boxes is a new state: setting an equal array would render again, and again.
-    setGuides((previous) =>
-      previous.length === others.length && previous.every((b, i) => b === others[i]) ? previous : others,
-    );
+    setTargets((previous) => (sameBoxes(previous, chosen) ? previous : chosen));
+    setGuides((previous) => (sameBoxes(previous, others) ? previous : others));
     onDrawn?.();
   });
 
   const step = (event: Parameters<typeof pointerStep>[1]) => {
     const next = pointerStep(pointer.current, event);
     pointer.current = next.state;
-    if (next.commit) onGeometry(next.commit.name, rounded(next.commit.patch));
+    if (next.commit) {
+      onGeometry(Object.fromEntries(Object.entries(next.commit).map(([n, patch]) => [n, rounded(patch)])));
+    }
   };
-  const name = target?.dataset.elementName ?? '';
+  const nameOf = (box: HTMLElement | SVGElement) => (box as HTMLElement).dataset.elementName ?? '';
+  const names = targets.map(nameOf);
+  const group = targets.length > 1;
   const fontCss = canvas.data?.response.fontCss ?? '';
   const motionCss = motion ? (canvas.data?.response.motionCss ?? '') : '';
   const style = useMemo(
@@ -159,14 +192,15 @@ export function Canvas({
         style={{ ...style, position: 'relative', overflow: 'hidden' }}
         onClick={(event) => {
           const box = (event.target as HTMLElement).closest<HTMLElement>('[data-element-name]');
-          onSelect(box?.dataset.elementName ?? null);
+          onSelect(box?.dataset.elementName ?? null, isAdditive(event));
         }}
       >
         <div ref={root} />
       </div>
-      {target && (
+      {targets.length > 0 && (
+        // One element or a group: Moveable draws one box around all targets, snaps the box, and reports each target.
         <Moveable
-          target={target}
+          target={group ? targets : targets[0]}
           draggable
           resizable
           rotatable
@@ -177,28 +211,49 @@ export function Canvas({
           verticalGuidelines={[0, size.width / 2, size.width]}
           horizontalGuidelines={[0, size.height / 2, size.height]}
           zoom={1}
-          onDragStart={() => step({ type: 'start', kind: 'translating', name })}
-          onDrag={(e) => {
-            e.target.style.left = `${e.left}px`;
-            e.target.style.top = `${e.top}px`;
-            step({ type: 'move', patch: { x: e.left, y: e.top } });
-          }}
+          onDragStart={() => step({ type: 'start', kind: 'translating', names })}
+          onDrag={(e) => step({ type: 'move', patches: moved(e) })}
           onDragEnd={() => step({ type: 'end' })}
-          onResizeStart={() => step({ type: 'start', kind: 'resizing', name })}
-          onResize={(e) => {
-            e.target.style.width = `${e.width}px`;
-            e.target.style.height = `${e.height}px`;
-            e.target.style.left = `${e.drag.left}px`;
-            e.target.style.top = `${e.drag.top}px`;
-            step({ type: 'move', patch: { width: e.width, height: e.height, x: e.drag.left, y: e.drag.top } });
-          }}
+          onDragGroupStart={() => step({ type: 'start', kind: 'translating', names })}
+          onDragGroup={(e) => step({ type: 'move', patches: Object.assign({}, ...e.events.map(moved)) })}
+          onDragGroupEnd={() => step({ type: 'end' })}
+          onResizeStart={() => step({ type: 'start', kind: 'resizing', names })}
+          onResize={(e) => step({ type: 'move', patches: resized(e) })}
           onResizeEnd={() => step({ type: 'end' })}
-          onRotateStart={() => step({ type: 'start', kind: 'rotating', name })}
+          onResizeGroupStart={() => step({ type: 'start', kind: 'resizing', names })}
+          onResizeGroup={(e) => step({ type: 'move', patches: Object.assign({}, ...e.events.map(resized)) })}
+          onResizeGroupEnd={() => step({ type: 'end' })}
+          onRotateStart={() => step({ type: 'start', kind: 'rotating', names })}
           onRotate={(e) => {
             e.target.style.transform = e.drag.transform;
-            step({ type: 'move', patch: { rotation: e.rotation } });
+            step({ type: 'move', patches: { [nameOf(e.target)]: { rotation: e.rotation } } });
           }}
           onRotateEnd={() => step({ type: 'end' })}
+          onRotateGroupStart={() => step({ type: 'start', kind: 'rotating', names })}
+          // In a group each element turns about the group's centre: it moves as well as turns, so its place is
+          // kept as left/top (what the document stores) and only its own rotation stays in the transform.
+          onRotateGroup={(e) =>
+            step({
+              type: 'move',
+              patches: Object.assign(
+                {},
+                ...e.events.map((ev) => {
+                  const box = ev.target as HTMLElement;
+                  box.style.left = `${ev.drag.left}px`;
+                  box.style.top = `${ev.drag.top}px`;
+                  box.style.transform = withRotation(box.style.transform, ev.rotation);
+                  return { [nameOf(box)]: { x: ev.drag.left, y: ev.drag.top, rotation: ev.rotation } };
+                }),
+              ),
+            })
+          }
+          onRotateGroupEnd={() => step({ type: 'end' })}
+          // A group box covers everything inside its bounds, so a click there reaches Moveable, not the canvas: it
+          // finds the element under the pointer, and the click selects as one on the canvas would.
+          onClickGroup={(e) => {
+            const box = e.inputTarget.closest<HTMLElement>('[data-element-name]');
+            onSelect(box?.dataset.elementName ?? null, isAdditive(e.inputEvent));
+          }}
         />
       )}
     </div>

@@ -11,10 +11,11 @@ import { ACTIONS, type ActionContext } from './actions';
 import { AddElements } from './AddElements';
 import { Canvas } from './Canvas';
 import { clearDraft, type Draft, readDraft, writeDraft } from './draft';
-import { type EditorDocument, elementsOf, findElement, setProperties } from './document';
+import { type EditorDocument, elementsOf, findElement, setGeometries, setProperties } from './document';
 import { FindingMarks, FindingsList, useDraftFindings } from './findings';
 import { historyReducer } from './history';
 import { Properties } from './Properties';
+import { clickSelection, EMPTY, isAdditive, keepExisting, type Selection } from './selection';
 import { SizesPanel } from './SizesPanel';
 import { Timeline } from './Timeline';
 import { loadDocument, StaleSave, saveDocument } from './server';
@@ -52,7 +53,7 @@ function EditorView({
   const doc = history.present;
   const [saved, setSaved] = useState(initial);
   const [sizeIndex, setSizeIndex] = useState(0);
-  const [selected, setSelected] = useState<string | null>(null);
+  const [selection, setSelected] = useState<Selection>(EMPTY);
   const [zoom, setZoom] = useState(1);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -78,6 +79,13 @@ function EditorView({
   }, [doc, dirty, editable, hash, offer, saved.revision]);
 
   const change = useCallback((next: EditorDocument, key?: string) => dispatch({ type: 'change', next, key }), []);
+  const elements = elementsOf(doc, sizeIndex);
+  // Names an undo or a delete took away drop out of the selection; the rest stays chosen.
+  const selected = keepExisting(selection, elements.map((e) => e.name));
+  const selectOne = useCallback((name: string | null) => setSelected(name === null ? EMPTY : [name]), []);
+  /** A click in size `i`: a selection belongs to one size, so a click in another size starts a new one. */
+  const clicked = (i: number, name: string | null, additive: boolean) =>
+    setSelected((current) => clickSelection(i === sizeIndex ? current : EMPTY, name, additive));
   const ctx: ActionContext = {
     doc,
     sizeIndex,
@@ -146,15 +154,14 @@ function EditorView({
     dispatch({ type: 'reset', present: theirs.doc });
     clearDraft(hash);
     setPreview(null);
-    setSelected(null);
+    setSelected(EMPTY);
     setSizeIndex((i) => Math.min(i, theirs.doc.sizes.length - 1));
     setMessage(`Restored “${version.versionName}” (revision ${theirs.revision}).`);
   };
   const shownDoc = preview?.doc ?? doc;
   const shownSize = Math.min(sizeIndex, shownDoc.sizes.length - 1);
 
-  const elements = elementsOf(doc, sizeIndex);
-  const element = selected ? findElement(doc, sizeIndex, selected) : undefined;
+  const element = selected.length === 1 ? findElement(doc, sizeIndex, selected[0]) : undefined;
   const layers = useMemo(() => [...elements].reverse(), [elements]);
 
   return (
@@ -257,21 +264,25 @@ function EditorView({
             editable={editable}
             onSize={(i) => {
               setSizeIndex(i);
-              setSelected(null);
+              setSelected(EMPTY);
             }}
             change={change}
           />
           <ul className="layers">
             {layers.map((e) => (
               <li key={e.name}>
-                <button type="button" aria-pressed={e.name === selected} onClick={() => setSelected(e.name)}>
+                <button
+                  type="button"
+                  aria-pressed={selected.includes(e.name)}
+                  onClick={(event) => clicked(sizeIndex, e.name, isAdditive(event))}
+                >
                   {e.name}
                 </button>
                 {e.visible === false && <span> (hidden)</span>}
               </li>
             ))}
           </ul>
-          {editable && <AddElements doc={doc} sizeIndex={sizeIndex} change={change} select={setSelected} />}
+          {editable && <AddElements doc={doc} sizeIndex={sizeIndex} change={change} select={selectOne} />}
           <VersionsPanel
             hash={hash}
             editable={editable}
@@ -279,7 +290,7 @@ function EditorView({
             previewing={preview?.version.id ?? null}
             onPreview={(version, versionDoc) => {
               setPreview(version && versionDoc ? { version, doc: versionDoc } : null);
-              setSelected(null);
+              setSelected(EMPTY);
             }}
             onRestored={restored}
           />
@@ -302,17 +313,17 @@ function EditorView({
                   <Canvas
                     doc={shownDoc}
                     sizeIndex={i}
-                    selected={!preview && i === sizeIndex ? selected : null}
+                    selected={!preview && i === sizeIndex ? selected : EMPTY}
                     editable={editable && !preview}
                     zoom={zoom}
                     motion={motion}
-                    onSelect={(name) => {
+                    onSelect={(name, additive) => {
+                      clicked(i, name, additive);
                       setSizeIndex(i);
-                      setSelected(name);
                     }}
-                    onGeometry={(name, patch) => {
+                    onGeometry={(patches) => {
                       setSizeIndex(i);
-                      change(setProperties(doc, i, name, patch));
+                      change(setGeometries(doc, i, new Map(Object.entries(patches))));
                     }}
                   />
                 </figure>
@@ -322,12 +333,12 @@ function EditorView({
             <Canvas
               doc={shownDoc}
               sizeIndex={shownSize}
-              selected={preview ? null : selected}
+              selected={preview ? EMPTY : selected}
               editable={editable && !preview}
               zoom={zoom}
               motion={motion}
-              onSelect={setSelected}
-              onGeometry={(name, patch) => change(setProperties(doc, sizeIndex, name, patch))}
+              onSelect={(name, additive) => clicked(sizeIndex, name, additive)}
+              onGeometry={(patches) => change(setGeometries(doc, sizeIndex, new Map(Object.entries(patches))))}
             />
           )}
         </div>
@@ -341,10 +352,18 @@ function EditorView({
                 change(setProperties(doc, sizeIndex, element.name, { [key]: value }), `${element.name}/${key}`)
               }
             />
+          ) : selected.length > 1 ? (
+            <>
+              <p role="status">{selected.length} elements selected</p>
+              <p>
+                {selected.join(', ')}. Align, distribute, nudge, z-order, show or hide, copy, duplicate and delete act
+                on all of them; select one to change its properties.
+              </p>
+            </>
           ) : (
-            <p>Select an element on the canvas or in the layers.</p>
+            <p>Select an element on the canvas or in the layers (Shift or Ctrl-click to choose several).</p>
           )}
-          <FindingsList findings={findings} checking={checked.isFetching} onSelect={setSelected} />
+          <FindingsList findings={findings} checking={checked.isFetching} onSelect={selectOne} />
           <FindingMarks findings={findings} />
         </aside>
         <Timeline
@@ -354,10 +373,12 @@ function EditorView({
           canvasArea={canvasArea}
           motion={motion}
           onMotion={setMotion}
-          onSelect={setSelected}
+          onSelect={selectOne}
         />
       </div>
-      {exporting && <ExportDialog design={{ id: hash, name: doc.name, thumbUrl: null }} onClose={() => setExporting(false)} />}
+      {exporting && (
+        <ExportDialog design={{ id: hash, name: doc.name, thumbUrl: null }} onClose={() => setExporting(false)} />
+      )}
     </section>
   );
 }

@@ -37,7 +37,7 @@ export function Timeline({
   size: EditorSize;
   /** The document's `loop`: how often exports play (the timeline plays once). */
   loop: unknown;
-  selected: string | null;
+  selected: readonly string[];
   /** Holds the canvases the timeline drives. */
   canvasArea: RefObject<HTMLElement | null>;
   /** True while the timeline drives the canvas (the canvas then carries the keyframes and hides its handles). */
@@ -161,7 +161,7 @@ export function Timeline({
             <button
               type="button"
               className="timeline-name"
-              aria-pressed={row.name === selected}
+              aria-pressed={selected.includes(row.name)}
               onClick={() => onSelect(row.name)}
             >
               {row.name}

@@ -77,27 +77,56 @@ export function setProperties(
   return out;
 }
 
-/** Moves the element `name` one step up (towards the viewer) or down in the drawing order of every size. */
-export function reorder(doc: EditorDocument, name: string, step: 1 | -1): EditorDocument {
-  return mapElements(
+/**
+ * Moves the elements `names` one step up (towards the viewer) or down in the drawing order of every size. Chosen
+ * elements next to each other move as a block: one never jumps over another chosen one, and a block at the top (or
+ * bottom) stays put.
+ */
+export function reorder(doc: EditorDocument, names: readonly string[], step: 1 | -1): EditorDocument {
+  const chosen = new Set(names);
+  let movedAny = false;
+  const out = mapElements(
     doc,
     () => true,
     (elements) => {
-      const i = elements.findIndex((e) => e.name === name);
-      const j = i + step;
-      if (i < 0 || j < 0 || j >= elements.length) return elements;
       const next = [...elements];
-      [next[i], next[j]] = [next[j], next[i]];
-      return next;
+      let moved = false;
+      // Walk from the side being moved towards, so each chosen element finds its neighbour already settled.
+      for (let k = 0; k < next.length; k++) {
+        const i = step === 1 ? next.length - 1 - k : k;
+        const j = i + step;
+        if (j < 0 || j >= next.length || !chosen.has(next[i].name) || chosen.has(next[j].name)) continue;
+        [next[i], next[j]] = [next[j], next[i]];
+        moved = true;
+      }
+      movedAny ||= moved;
+      return moved ? next : elements;
     },
   );
+  // Nothing moved (already at the top): the same document, so the history gains no empty step.
+  return movedAny ? out : doc;
 }
 
-export function removeElement(doc: EditorDocument, sizeIndex: number, name: string): EditorDocument {
+export function removeElements(doc: EditorDocument, sizeIndex: number, names: readonly string[]): EditorDocument {
+  const chosen = new Set(names);
   return mapElements(
     doc,
     (i) => i === sizeIndex,
-    (elements) => elements.filter((e) => e.name !== name),
+    (elements) => elements.filter((e) => !chosen.has(e.name)),
+  );
+}
+
+/** Geometry of several elements of one size in one change (a group drag, an align, a distribute). */
+export function setGeometries(
+  doc: EditorDocument,
+  sizeIndex: number,
+  patches: ReadonlyMap<string, Record<string, unknown>>,
+): EditorDocument {
+  if (patches.size === 0) return doc;
+  return mapElements(
+    doc,
+    (i) => i === sizeIndex,
+    (elements) => elements.map((e) => (patches.has(e.name) ? { ...e, ...patches.get(e.name) } : e)),
   );
 }
 

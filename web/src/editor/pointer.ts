@@ -9,31 +9,40 @@ export interface Geometry {
   rotation: number;
 }
 
-export type PointerState =
-  | { kind: 'idle' }
-  | { kind: 'translating' | 'resizing' | 'rotating'; name: string; patch: Partial<Geometry> };
+export type Gesture = 'translating' | 'resizing' | 'rotating';
+
+/** What a gesture has changed so far, by element name: one element, or every element of a group. */
+export type Patches = Record<string, Partial<Geometry>>;
+
+export type PointerState = { kind: 'idle' } | { kind: Gesture; names: string[]; patches: Patches };
 
 export type PointerEvent =
-  | { type: 'start'; kind: 'translating' | 'resizing' | 'rotating'; name: string }
-  | { type: 'move'; patch: Partial<Geometry> }
+  | { type: 'start'; kind: Gesture; names: string[] }
+  | { type: 'move'; patches: Patches }
   | { type: 'end' };
 
-/** The next state, and the change to commit when a gesture ends with something changed. */
-export function pointerStep(
-  state: PointerState,
-  event: PointerEvent,
-): { state: PointerState; commit?: { name: string; patch: Partial<Geometry> } } {
+/**
+ * The next state, and the change to commit when a gesture ends with something changed. A group gesture is one
+ * gesture: it commits every element it moved at once, so one undo takes the whole group back.
+ */
+export function pointerStep(state: PointerState, event: PointerEvent): { state: PointerState; commit?: Patches } {
   switch (event.type) {
     case 'start':
-      return { state: { kind: event.kind, name: event.name, patch: {} } };
-    case 'move':
+      return { state: { kind: event.kind, names: event.names, patches: {} } };
+    case 'move': {
       if (state.kind === 'idle') return { state };
-      return { state: { ...state, patch: { ...state.patch, ...event.patch } } };
+      const patches = { ...state.patches };
+      // Only the gesture's own elements: a late event for another target must not move it.
+      for (const [name, patch] of Object.entries(event.patches)) {
+        if (state.names.includes(name)) patches[name] = { ...patches[name], ...patch };
+      }
+      return { state: { ...state, patches } };
+    }
     case 'end':
       if (state.kind === 'idle') return { state };
       return {
         state: { kind: 'idle' },
-        commit: Object.keys(state.patch).length > 0 ? { name: state.name, patch: state.patch } : undefined,
+        commit: Object.keys(state.patches).length > 0 ? state.patches : undefined,
       };
   }
 }

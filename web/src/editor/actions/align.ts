@@ -1,8 +1,8 @@
-// Align the selected element to its size: left, centre, right, top, middle, bottom (its box, before rotation).
-import { findElement, setProperties } from '../document';
-import type { Action } from './types';
-
-type Edge = 'left' | 'center' | 'right' | 'top' | 'middle' | 'bottom';
+// Align the selection: one element to its size, several to the bounds of the selection (left, centre, right, top,
+// middle, bottom; boxes before rotation).
+import { align as alignBoxes, boundsOf, type Edge } from '../arrange';
+import { setGeometries } from '../document';
+import { type Action, selectedElements, someSelected } from './types';
 
 const LABELS: Record<Edge, string> = {
   left: 'Align left',
@@ -17,19 +17,13 @@ function align(edge: Edge): Action {
   return {
     name: `align-${edge}`,
     label: LABELS[edge],
-    enabled: (ctx) => ctx.selected !== null,
+    enabled: someSelected,
     perform(ctx) {
-      const element = ctx.selected ? findElement(ctx.doc, ctx.sizeIndex, ctx.selected) : undefined;
-      if (!element) return;
+      const boxes = selectedElements(ctx);
+      if (boxes.length === 0) return;
       const size = ctx.doc.sizes[ctx.sizeIndex];
-      const patch: Record<string, number> = {};
-      if (edge === 'left') patch.x = 0;
-      if (edge === 'center') patch.x = Math.round((size.width - element.width) / 2);
-      if (edge === 'right') patch.x = size.width - element.width;
-      if (edge === 'top') patch.y = 0;
-      if (edge === 'middle') patch.y = Math.round((size.height - element.height) / 2);
-      if (edge === 'bottom') patch.y = size.height - element.height;
-      ctx.change(setProperties(ctx.doc, ctx.sizeIndex, element.name, patch));
+      const to = boxes.length > 1 ? boundsOf(boxes) : { left: 0, top: 0, right: size.width, bottom: size.height };
+      ctx.change(setGeometries(ctx.doc, ctx.sizeIndex, alignBoxes(boxes, edge, to)));
     },
   };
 }

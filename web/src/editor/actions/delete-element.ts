@@ -1,15 +1,14 @@
-import { removeElement } from '../document';
-import type { Action } from './types';
+import { removeElements } from '../document';
+import { type Action, someSelected } from './types';
 
 export const deleteElement: Action = {
   name: 'deleteElement',
   label: 'Delete element',
   keys: 'Delete',
   shortcut: (e) => e.key === 'Delete' || e.key === 'Backspace',
-  enabled: (ctx) => ctx.selected !== null,
+  enabled: someSelected,
   perform(ctx) {
-    if (!ctx.selected) return;
-    ctx.change(removeElement(ctx.doc, ctx.sizeIndex, ctx.selected));
-    ctx.select(null);
+    ctx.change(removeElements(ctx.doc, ctx.sizeIndex, ctx.selected));
+    ctx.select([]);
   },
 };

@@ -1,10 +1,10 @@
-import type { Action } from './types';
+import { type Action, someSelected } from './types';
 
 export const deselect: Action = {
   name: 'deselect',
   label: 'Deselect',
   keys: 'Escape',
   shortcut: (e) => e.key === 'Escape',
-  enabled: (ctx) => ctx.selected !== null,
-  perform: (ctx) => ctx.select(null),
+  enabled: someSelected,
+  perform: (ctx) => ctx.select([]),
 };

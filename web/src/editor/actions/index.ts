@@ -4,9 +4,11 @@ import { bringForward } from './bring-forward';
 import { copyElement, pasteElement } from './copy-paste';
 import { deleteElement } from './delete-element';
 import { deselect } from './deselect';
+import { DISTRIBUTE_ACTIONS } from './distribute';
 import { duplicateElement } from './duplicate-element';
 import { nudge } from './nudge';
 import { redo } from './redo';
+import { selectAll } from './select-all';
 import { sendBackward } from './send-backward';
 import { toggleVisibility } from './toggle-visibility';
 import type { Action } from './types';
@@ -23,6 +25,8 @@ export const ACTIONS: Action[] = [
   sendBackward,
   toggleVisibility,
   ...ALIGN_ACTIONS,
+  ...DISTRIBUTE_ACTIONS,
+  selectAll,
   nudge,
   deselect,
 ];

@@ -1,6 +1,6 @@
 // Arrow keys move the selection 1 px (10 px with Shift), in its size only.
-import { findElement, setProperties } from '../document';
-import type { Action } from './types';
+import { setGeometries } from '../document';
+import { type Action, selectedElements, someSelected } from './types';
 
 const STEPS: Record<string, [number, number]> = {
   ArrowLeft: [-1, 0],
@@ -14,14 +14,14 @@ export const nudge: Action = {
   label: 'Nudge',
   keys: 'ArrowLeft ArrowRight ArrowUp ArrowDown',
   shortcut: (e) => e.key in STEPS,
-  enabled: (ctx) => ctx.selected !== null,
+  enabled: someSelected,
   perform(ctx, event) {
-    const element = ctx.selected ? findElement(ctx.doc, ctx.sizeIndex, ctx.selected) : undefined;
     const step = event ? STEPS[event.key] : undefined;
-    if (!element || !step) return;
+    if (!step) return;
     const by = event?.shiftKey ? 10 : 1;
-    ctx.change(
-      setProperties(ctx.doc, ctx.sizeIndex, element.name, { x: element.x + step[0] * by, y: element.y + step[1] * by }),
+    const patches = new Map(
+      selectedElements(ctx).map((e) => [e.name, { x: e.x + step[0] * by, y: e.y + step[1] * by }] as const),
     );
+    ctx.change(setGeometries(ctx.doc, ctx.sizeIndex, patches));
   },
 };

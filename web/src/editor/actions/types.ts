@@ -1,17 +1,18 @@
 // An editor command (STYLE §13): its name, its shortcut and what it does to the document. Menus, shortcuts and
 // panels all read the same list (index.ts).
-import type { EditorDocument } from '../document';
+import { type EditorDocument, type EditorElement, findElement } from '../document';
 
 export interface ActionContext {
   doc: EditorDocument;
   sizeIndex: number;
-  selected: string | null;
+  /** The chosen elements of the size, in the order they were chosen; empty when none is. */
+  selected: readonly string[];
   canUndo: boolean;
   canRedo: boolean;
   change(next: EditorDocument): void;
   undo(): void;
   redo(): void;
-  select(name: string | null): void;
+  select(names: readonly string[]): void;
 }
 
 export interface Action {
@@ -26,3 +27,13 @@ export interface Action {
 }
 
 export const mod = (event: KeyboardEvent) => event.ctrlKey || event.metaKey;
+
+export const someSelected = (ctx: ActionContext) => ctx.selected.length > 0;
+
+/** The chosen elements that exist in the size being edited, in the order they were chosen. */
+export function selectedElements(ctx: ActionContext): EditorElement[] {
+  return ctx.selected.flatMap((name) => {
+    const element = findElement(ctx.doc, ctx.sizeIndex, name);
+    return element ? [element] : [];
+  });
+}
