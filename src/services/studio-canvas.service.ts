@@ -173,8 +173,9 @@ export function createStudioCanvasService(deps: StudioCanvasDeps) {
         });
       }
       // What every element of the size is drawn from besides itself: the document's and the size's settings and the
-      // slides' (durations place the final frame). Positions stay in the key: the box's style carries them.
-      const { sizes: _sizes, ...documentSettings } = document;
+      // slides' (durations place the final frame). Positions stay in the key: the box's style carries them. The
+      // document's name only titles the package: renaming the design must not draw every element again.
+      const { sizes: _sizes, name: _name, ...documentSettings } = document;
       const { slides, ...sizeSettings } = size;
       const context = sha(
         JSON.stringify([documentSettings, sizeSettings, slides.map(({ elements: _elements, ...slide }) => slide)]),

@@ -1,17 +1,15 @@
 // One size of the design, drawn by the server's HTML5 packager (POST /v1/studio/canvas): the markup the export writes,
 // element by element, so what the editor shows is what exports. While a new drawing is on its way the previous one
-// stays; geometry (position, size, rotation) is applied at once from the document, as the packager owns it in the
-// element's box style exactly as set here, so dragging and nudging never wait for the server.
+// stays, and what the editor knows how the packager writes is applied to it in the frame of the change: geometry
+// (position, size, rotation: the element box's style, exactly as set here, so dragging and nudging never wait for the
+// server) and visibility, opacity, drawing order and colours (local-paint.ts). Text waits for the server's layout.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import Moveable from 'react-moveable';
-import { api } from '../api';
 import { type EditorDocument, elementsOf } from './document';
+import { paintLocally } from './local-paint';
 import { type Geometry, type PointerState, pointerStep, rounded } from './pointer';
-
-interface CanvasBody {
-  response: { width: number; height: number; backgroundColor: string; fontCss: string; markup: string };
-}
+import { drawCanvas } from './server';
 
 // The packager's own rules for its boxes (package.ts), scoped to the canvas; the click area is not drawn here.
 const CANVAS_CSS = `
@@ -21,10 +19,15 @@ const CANVAS_CSS = `
 .pc-ad .r{position:absolute;white-space:pre;line-height:1}
 `;
 
-/** Geometry-free view of the document: what the server must draw again when it changes. */
+/**
+ * Geometry-free view of the size: what the server must draw again when it changes. Local changes (colour, order…)
+ * are in it too: the server's drawing confirms them, from its cache when only order or visibility changed.
+ */
 function drawingKey(doc: EditorDocument, sizeIndex: number): string {
   const size = doc.sizes[sizeIndex];
-  return JSON.stringify(size, (key, value) => (key === 'x' || key === 'y' || key === 'rotation' ? undefined : value));
+  return JSON.stringify([doc.loop, size], (key, value) =>
+    key === 'x' || key === 'y' || key === 'rotation' ? undefined : value,
+  );
 }
 
 /**
@@ -66,10 +69,7 @@ export function Canvas({
   const key = drawingKey(doc, sizeIndex);
   const canvas = useQuery({
     queryKey: ['canvas', sizeIndex, key],
-    queryFn: ({ signal }) => {
-      void signal;
-      return api<CanvasBody>('POST', '/v1/studio/canvas', { document: doc, sizeIndex });
-    },
+    queryFn: () => drawCanvas(doc, sizeIndex),
     placeholderData: keepPreviousData,
     staleTime: Number.POSITIVE_INFINITY,
     retry: 1,
@@ -78,15 +78,19 @@ export function Canvas({
   const [target, setTarget] = useState<HTMLElement | null>(null);
   const [guides, setGuides] = useState<HTMLElement[]>([]);
   const pointer = useRef<PointerState>({ kind: 'idle' });
-  const markup = canvas.data?.response.markup;
+  const markup = canvas.data?.markup;
 
   useLayoutEffect(() => {
     if (!root.current || markup === undefined) return;
     root.current.replaceChildren(sanitize(markup));
   }, [markup]);
 
-  // Geometry from the document onto the drawn boxes, every render: the drawing may be one change behind.
+  // What the editor draws itself, from the document onto the drawn boxes, every render: the drawing may be one change
+  // behind.
   const elements = elementsOf(doc, sizeIndex);
+  useLayoutEffect(() => {
+    if (root.current) paintLocally(root.current, elements);
+  });
   useLayoutEffect(() => {
     if (!root.current || pointer.current.kind !== 'idle') return;
     const byName = new Map(elements.map((e) => [e.name, e]));
@@ -116,7 +120,6 @@ export function Canvas({
     if (next.commit) onGeometry(next.commit.name, rounded(next.commit.patch));
   };
   const name = target?.dataset.elementName ?? '';
-  const fontCss = canvas.data?.response.fontCss ?? '';
   const style = useMemo(
     () => ({
       width: size?.width,
@@ -130,7 +133,7 @@ export function Canvas({
   if (!size) return null;
   return (
     <div className="pc-stage" style={{ width: size.width * zoom, height: size.height * zoom }}>
-      <style>{CANVAS_CSS + fontCss}</style>
+      <style>{CANVAS_CSS}</style>
       {canvas.isError && <p role="alert">The canvas could not be drawn: {canvas.error.message}</p>}
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the layers panel is the keyboard way to select */}
       <div
