@@ -22,8 +22,22 @@ async function failure(res: Response): Promise<never> {
   throw new ApiError(body?.error ?? `The server answered ${res.status}`, res.status, body?.code ?? 'HTTP');
 }
 
+/** A read of a document started before the editor's code arrived (App.tsx), taken by the first loadDocument. */
+const early = new Map<string, Promise<Response>>();
+
+export function prefetchDocument(hash: string): void {
+  early.set(
+    hash,
+    fetch(`/v1/templates/${encodeURIComponent(hash)}/document`, { credentials: 'same-origin' }),
+  );
+}
+
 export async function loadDocument(hash: string): Promise<{ doc: EditorDocument; revision: number }> {
-  const res = await fetch(`/v1/templates/${encodeURIComponent(hash)}/document`, { credentials: 'same-origin' });
+  const started = early.get(hash);
+  early.delete(hash);
+  // Started before the session was known: a refusal then (signed out at the time) is asked again now.
+  let res = started ? await started.catch(() => null) : null;
+  if (!res?.ok) res = await fetch(`/v1/templates/${encodeURIComponent(hash)}/document`, { credentials: 'same-origin' });
   if (!res.ok) return failure(res);
   const body = (await res.json()) as { response: EditorDocument };
   return { doc: body.response, revision: revisionOf(res) };
