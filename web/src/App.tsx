@@ -3,6 +3,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { api, setCsrfToken } from './api';
+import { prefetchDocument } from './editor/server';
 import { Designs } from './pages/Designs';
 import { Invite } from './pages/Invite';
 import { SignIn } from './pages/SignIn';
@@ -10,10 +11,17 @@ import { Team } from './pages/Team';
 import { navigate, usePath } from './router';
 import { canManage, canWrite, type SessionUser, useSession } from './session';
 
-// The editor's code (and Moveable) loads only when a design is opened.
-const Editor = lazy(() => import('./editor/Editor'));
-const NewDesign = lazy(() => import('./editor/NewDesign'));
+// The editor's code (and Moveable) loads only when a design is opened. Opened at an editor's address, its code and the
+// design load beside the session check rather than after it (issue 19: an editable canvas within 1 s).
 const EDIT_PATH = /^\/app\/designs\/([A-Za-z0-9]+)\/edit$/;
+const loadEditor = () => import('./editor/Editor');
+const opening = EDIT_PATH.exec(window.location.pathname);
+if (opening) {
+  void loadEditor();
+  prefetchDocument(opening[1]);
+}
+const Editor = lazy(loadEditor);
+const NewDesign = lazy(() => import('./editor/NewDesign'));
 
 // Pages beyond the first view load on demand, keeping the first load within its budget.
 const BrandKits = lazy(() => import('./pages/BrandKits'));

@@ -17380,7 +17380,7 @@ export interface paths {
         put?: never;
         /**
          * Draw one size of a document as the HTML5 export does (the design editor canvas)
-         * @description Extension. The same packager as HTML5 exports, on the render threads; text is laid out by the server, line by line, so the browser shows exactly what exports. Nothing is stored.
+         * @description Extension. The same packager as HTML5 exports, on the render threads; text is laid out by the server, line by line, so the browser shows exactly what exports. Each element is packaged once for what it is drawn from and kept in a cache of the process; nothing is stored.
          */
         post: {
             parameters: {
@@ -17522,6 +17522,8 @@ export interface paths {
                              */
                             version?: number;
                         };
+                        /** @description Font faces (names from earlier answers) the caller has already: their rules are left out */
+                        knownFaces?: string[];
                         /** @description Which size of the document to draw */
                         sizeIndex: number;
                     };
@@ -17537,12 +17539,14 @@ export interface paths {
                         "application/json": {
                             response: {
                                 backgroundColor: string;
-                                /** @description @font-face rules of the subset fonts, files inlined as data: URLs */
+                                /** @description The font-family names of the rules in fontCss */
+                                faces: string[];
+                                /** @description @font-face rules of the subset fonts the markup uses, files inlined as data: URLs, less the knownFaces */
                                 fontCss: string;
                                 height: number;
-                                /** @description The inside of the HTML5 package's #ad box: slides of elements, each a div.e carrying data-element-name */
+                                /** @description The HTML5 package's slides of elements, each a div.e carrying data-element-name; hidden elements carry display:none */
                                 markup: string;
-                                /** @description The package's @keyframes (the elements' animations, the slides' visibility), named z<sizeIndex>-… as the markup's animation declarations are, so several sizes' canvases can share a page */
+                                /** @description The @keyframes of the elements' animations and the slides' visibility, each named by a hash of its rule as the markup's animation declarations are, so drawings of several sizes can share a page */
                                 motionCss: string;
                                 width: number;
                             };

@@ -55,7 +55,8 @@ describe('POST /v1/studio/canvas', () => {
     assert.equal(canvas.height, 250);
     assert.equal(canvas.backgroundColor, '#102030');
     const names = [...canvas.markup.matchAll(/data-element-name="([^"]*)"/g)].map((m) => m[1]);
-    assert.deepEqual(names, ['panel', 'headline', 'cta'], 'visible elements in drawing order');
+    assert.deepEqual(names, ['panel', 'headline', 'hidden', 'cta'], 'elements in drawing order');
+    assert.match(canvas.markup, /data-element-name="hidden" style="display:none;/, 'the editor shows it when asked');
     assert.match(canvas.markup, /data-element-name="headline" style="left:10px;top:100px;width:120px;height:100px/);
     // The server broke the headline into lines: more than one positioned run, none wider than the box by the browser.
     const headline = canvas.markup.slice(canvas.markup.indexOf('"headline"'), canvas.markup.indexOf('"cta"'));
@@ -63,9 +64,60 @@ describe('POST /v1/studio/canvas', () => {
     assert.match(canvas.markup, /Buy &lt;now&gt;/);
     assert.match(canvas.fontCss, /@font-face\{[^}]*src:url\(data:font\/woff2;base64,[A-Za-z0-9+/]+=*\)/);
     assert.doesNotMatch(canvas.markup, /src="(?!data:)/, 'every file reference is inlined');
+    // Faces are named by their content, and every face a run uses has its rule in the answer.
+    assert.ok(canvas.faces.length >= 1);
+    for (const face of canvas.faces) assert.match(canvas.fontCss, new RegExp(`font-family:${face};`));
+    const used = new Set([...canvas.markup.matchAll(/font:[^;"]*px ([^;"]+)/g)].flatMap((m) => m[1].split(',')));
+    assert.deepEqual([...used].sort(), [...canvas.faces].sort());
   });
 
-  test("carries the export's motion: keyframes and animation names scoped to the size, text left as typed", async () => {
+  test('a change packages only the elements it touches; faces the caller has are left out', async () => {
+    // A setting of the document every element is drawn with: none of them is in the cache yet.
+    const own: typeof doc & { loop?: number } = { ...structuredClone(doc), loop: 2 };
+    const first = await post({ document: own, sizeIndex: 0 });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.match(first.headers['server-timing'] as string, /4 of 4 elements packaged/);
+    const faces: string[] = first.json().response.faces;
+
+    const again = await post({ document: own, sizeIndex: 0, knownFaces: faces });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.match(again.headers['server-timing'] as string, /0 of 4 elements packaged/);
+    assert.equal(again.json().response.markup, first.json().response.markup, 'the same drawing from the cache');
+    assert.equal(again.json().response.fontCss, '');
+    assert.deepEqual(again.json().response.faces, []);
+
+    const elements = own.sizes[0].slides[0].elements as Array<Record<string, unknown>>;
+    elements[1].text = 'Another headline, typed';
+    elements[0].fill = '#00FF00';
+    const changed = await post({ document: own, sizeIndex: 0, knownFaces: faces });
+    assert.equal(changed.statusCode, 200, changed.body);
+    assert.match(changed.headers['server-timing'] as string, /2 of 4 elements packaged/);
+    const markup: string = changed.json().response.markup;
+    assert.match(markup, /typed/);
+    assert.match(markup, /background:#00FF00/);
+    // New letters make a new subset: its rule comes back; the button's unchanged face does not.
+    const fresh: string[] = changed.json().response.faces;
+    for (const face of fresh) assert.ok(!faces.includes(face), face);
+    const used = new Set([...markup.matchAll(/font:[^;"]*px ([^;"]+)/g)].flatMap((m) => m[1].split(',')));
+    for (const face of used) assert.ok(faces.includes(face) || fresh.includes(face), `${face} has a rule somewhere`);
+
+    // Hiding and reordering are drawn from the cache.
+    elements[2].visible = true;
+    elements.reverse();
+    const reordered = await post({ document: own, sizeIndex: 0, knownFaces: [...faces, ...fresh] });
+    assert.match(reordered.headers['server-timing'] as string, /0 of 4 elements packaged/);
+    const names = [...reordered.json().response.markup.matchAll(/data-element-name="([^"]*)"/g)].map((m) => m[1]);
+    assert.deepEqual(names, ['cta', 'hidden', 'headline', 'panel']);
+    assert.doesNotMatch(reordered.json().response.markup, /display:none/);
+  });
+
+  test('knownFaces must be face names', async () => {
+    const res = await post({ document: doc, sizeIndex: 0, knownFaces: ['Inter'] });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.body, /\/knownFaces\/0/);
+  });
+
+  test("carries the export's motion: keyframes named by their rule in the markup's styles, text left as typed", async () => {
     const slide = (n: number, text: string) => ({
       duration: 2,
       elements: [
@@ -96,20 +148,32 @@ describe('POST /v1/studio/canvas', () => {
     const res = await post({ document: animated, sizeIndex: 1 });
     assert.equal(res.statusCode, 200, res.body);
     const { motionCss, markup } = res.json().response;
-    const names = [...motionCss.matchAll(/@keyframes ([\w-]+)\{/g)].map((m) => m[1]).sort();
-    // One per animated element (one per slide here) and one per slide's visibility; the still shape has none.
-    assert.deepEqual(names, ['z1-m1', 'z1-m3', 'z1-s0', 'z1-s1']);
-    for (const name of names) assert.match(markup, new RegExp(`animation:${name} 4s `));
+    const names = [...motionCss.matchAll(/@keyframes ([\w-]+)\{/g)].map((m) => m[1]);
+    // One per animated element (one per slide here) and one per slide's visibility; the still shape has none. Named
+    // by a hash of the rule: the export's m1/s0 repeat in every package, and drawings of many share the editor's page.
+    assert.equal(new Set(names).size, 4, motionCss);
+    for (const name of names) {
+      assert.match(name, /^pk[0-9a-f]{16}$/);
+      assert.match(markup, new RegExp(`animation:${name} 4s `));
+    }
     const styles = (markup.match(/ style="[^"]*"/g) ?? []).join(' ');
-    assert.doesNotMatch(styles, /animation:[ms]\d/, 'every animation name is scoped');
+    assert.doesNotMatch(styles, /animation:[ms]\d/, 'every animation name is renamed');
     assert.match(markup, />animation:m1 1s; @keyframes</, 'the text as typed');
     // Fade in linearly over 0.5..1.5 s of a 4 s play: 0 at 12.5%, 1 at 37.5%.
+    const fade = /data-element-name="headline1" style="[^"]*animation:(pk[0-9a-f]{16}) /.exec(markup)?.[1];
+    assert.ok(fade, markup);
     assert.match(
       motionCss,
-      /@keyframes z1-m1\{0%\{[^}]*opacity:0[;}].*12\.5%\{[^}]*opacity:0[;}].*37\.5%\{[^}]*opacity:1[;}]/,
+      new RegExp(
+        `@keyframes ${fade}\\{0%\\{[^}]*opacity:0[;}].*12\\.5%\\{[^}]*opacity:0[;}].*37\\.5%\\{[^}]*opacity:1[;}]`,
+      ),
     );
     assert.ok(!motionCss.includes('opacity:0}}'), 'the text that reads like a rule is not one');
-    assert.equal((motionCss.match(/@keyframes/g) ?? []).length, 4);
+    // Asked again, every element and the slides come from the cache: the motion comes with them.
+    const again = await post({ document: animated, sizeIndex: 1 });
+    assert.match(again.headers['server-timing'] as string, /0 of 4 elements packaged/);
+    assert.deepEqual(again.json().response.motionCss.split('\n').sort(), motionCss.split('\n').sort());
+    assert.equal(again.json().response.markup, markup);
   });
 
   test('a size index beyond the document and a broken document are 400s naming the field', async () => {

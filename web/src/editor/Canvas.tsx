@@ -1,25 +1,16 @@
 // One size of the design, drawn by the server's HTML5 packager (POST /v1/studio/canvas): the markup the export writes,
 // element by element, so what the editor shows is what exports. While a new drawing is on its way the previous one
-// stays; geometry (position, size, rotation) is applied at once from the document, as the packager owns it in the
-// element's box style exactly as set here, so dragging and nudging never wait for the server.
+// stays, and what the editor knows how the packager writes is applied to it in the frame of the change: geometry
+// (position, size, rotation: the element box's style, exactly as set here, so dragging and nudging never wait for the
+// server) and visibility, opacity, drawing order and colours (local-paint.ts). Text waits for the server's layout.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import Moveable, { type OnDrag, type OnResize } from 'react-moveable';
-import { api } from '../api';
 import { type EditorDocument, elementsOf } from './document';
+import { paintLocally } from './local-paint';
 import { type Patches, type PointerState, pointerStep, rounded } from './pointer';
 import { isAdditive } from './selection';
-
-interface CanvasBody {
-  response: {
-    width: number;
-    height: number;
-    backgroundColor: string;
-    fontCss: string;
-    motionCss: string;
-    markup: string;
-  };
-}
+import { drawCanvas } from './server';
 
 // The packager's own rules for its boxes (package.ts), scoped to the canvas; the click area is not drawn here.
 const CANVAS_CSS = `
@@ -30,12 +21,15 @@ const CANVAS_CSS = `
 `;
 
 /**
- * Geometry-free view of the document: what the server must draw again when it changes. While the timeline drives the
- * canvas (`motion`), an animated element's geometry stays in: its keyframes carry its rotation and its slide distance.
+/**
+ * Geometry-free view of the size: what the server must draw again when it changes. Local changes (colour, order…)
+ * are in it too: the server's drawing confirms them, from its cache when only order or visibility changed. While the
+ * timeline drives the canvas (`motion`), an animated element's geometry stays in: its keyframes carry its rotation and
+ * its slide distance.
  */
 function drawingKey(doc: EditorDocument, sizeIndex: number, motion: boolean): string {
   const size = doc.sizes[sizeIndex];
-  return JSON.stringify(size, function (this: Record<string, unknown>, key, value) {
+  return JSON.stringify([doc.loop, size], function (this: Record<string, unknown>, key, value) {
     if (key !== 'x' && key !== 'y' && key !== 'rotation') return value;
     return motion && Array.isArray(this.animations) && this.animations.length > 0 ? value : undefined;
   });
@@ -112,10 +106,7 @@ export function Canvas({
   const key = drawingKey(doc, sizeIndex, motion);
   const canvas = useQuery({
     queryKey: ['canvas', sizeIndex, key],
-    queryFn: ({ signal }) => {
-      void signal;
-      return api<CanvasBody>('POST', '/v1/studio/canvas', { document: doc, sizeIndex });
-    },
+    queryFn: () => drawCanvas(doc, sizeIndex),
     placeholderData: keepPreviousData,
     staleTime: Number.POSITIVE_INFINITY,
     retry: 1,
@@ -124,15 +115,19 @@ export function Canvas({
   const [targets, setTargets] = useState<HTMLElement[]>([]);
   const [guides, setGuides] = useState<HTMLElement[]>([]);
   const pointer = useRef<PointerState>({ kind: 'idle' });
-  const markup = canvas.data?.response.markup;
+  const markup = canvas.data?.markup;
 
   useLayoutEffect(() => {
     if (!root.current || markup === undefined) return;
     root.current.replaceChildren(sanitize(markup));
   }, [markup]);
 
-  // Geometry from the document onto the drawn boxes, every render: the drawing may be one change behind.
+  // What the editor draws itself, from the document onto the drawn boxes, every render: the drawing may be one change
+  // behind.
   const elements = elementsOf(doc, sizeIndex);
+  useLayoutEffect(() => {
+    if (root.current) paintLocally(root.current, elements);
+  });
   useLayoutEffect(() => {
     if (!root.current || pointer.current.kind !== 'idle') return;
     const byName = new Map(elements.map((e) => [e.name, e]));
@@ -165,8 +160,7 @@ export function Canvas({
   const nameOf = (box: HTMLElement | SVGElement) => (box as HTMLElement).dataset.elementName ?? '';
   const names = targets.map(nameOf);
   const group = targets.length > 1;
-  const fontCss = canvas.data?.response.fontCss ?? '';
-  const motionCss = motion ? (canvas.data?.response.motionCss ?? '') : '';
+  const motionCss = motion ? (canvas.data?.motionCss ?? '') : '';
   const style = useMemo(
     () => ({
       width: size?.width,
@@ -180,7 +174,7 @@ export function Canvas({
   if (!size) return null;
   return (
     <div className="pc-stage" style={{ width: size.width * zoom, height: size.height * zoom }}>
-      <style>{CANVAS_CSS + fontCss + motionCss}</style>
+      <style>{CANVAS_CSS + motionCss}</style>
       {canvas.isError && <p role="alert">The canvas could not be drawn: {canvas.error.message}</p>}
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the layers panel is the keyboard way to select */}
       <div
