@@ -186,9 +186,19 @@ export async function scaledOutUnavailable(): Promise<string | null> {
   }
 }
 
+/** CPU seconds (user + system, every thread) a process has used so far, from /proc (Linux). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces, in parentheses): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export interface ScaledOutService {
   /** The API process (PLACARD_ROLE=api): it renders nothing. */
   api: Omit<RunningService, 'stop'>;
+  /** The API's and the running workers' process ids. */
+  pids(): number[];
   /** Starts `count` more worker processes; each stops with `stopWorkers` or `stop`. */
   addWorkers(count: number): Promise<void>;
   stopWorkers(): Promise<void>;
@@ -219,6 +229,7 @@ export async function startScaledOut(
   };
   const stops: Array<() => Promise<void>> = [];
   const workerStops: Array<() => Promise<void>> = [];
+  const workerPids: number[] = [];
   let bucket: Awaited<ReturnType<typeof createTestBucket>> | null = null;
   async function stop() {
     for (const s of workerStops.splice(0).reverse()) await s().catch(() => undefined);
@@ -267,11 +278,16 @@ export async function startScaledOut(
             startProcess('worker', { ...shared, PLACARD_PUBLIC_URL: api.url }, dataDir()),
           ),
         );
-        for (const w of started) workerStops.push(w.stop);
+        for (const w of started) {
+          workerStops.push(w.stop);
+          workerPids.push(w.pid);
+        }
       },
       async stopWorkers() {
+        workerPids.splice(0);
         await Promise.all(workerStops.splice(0).map((s) => s()));
       },
+      pids: () => [api.pid, ...workerPids],
       stop,
     };
     if (workers > 0) await service.addWorkers(workers);
