@@ -1,21 +1,14 @@
-// Exports end to end: POST /v1/export-with-changes → render threads → webhook, against one `placard serve` (dist/,
-// SQLite, demo off, no rate limit, render threads = cores). Each export changes the headline to a label of its own, so
-// the export cache never answers. Latency runs from just before the POST to the webhook's arrival at a local receiver.
-// The render time is the service's own, from /metrics (`placard_render_seconds` sum and count); the overhead figure
-// compares it with what the client saw (see the notes printed under the table).
-import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import sharp from 'sharp';
 import { DEMO_DESIGNS } from '../src/cli/demo-designs.js';
 import { readDocument } from '../src/domain/design.schema.js';
 import { DESIGN_DOCUMENT_EXAMPLE } from '../src/domain/design-document-doc.js';
 import { createRenderPool, type RenderJob } from '../src/formats/pool.js';
-import { freePort } from '../test/helpers/ports.js';
+import { type RunningService, startService } from './service.js';
 import { printTable } from './table.js';
 
 /** Exports per loaded run; the unloaded runs (concurrency 1) make a fifth as many. */
@@ -36,84 +29,7 @@ function close(server: http.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-/**
- * `placard serve` without the demo (bench/service.ts reads the demo's credential): a team made with
- * `placard admin create-team` on the same data dir first.
- */
-async function startService() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-bench-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    PLACARD_PUBLIC_URL: url,
-    PLACARD_DATA_DIR: dataDir,
-    PLACARD_DEMO: 'false',
-    PLACARD_RATE_LIMIT: 'false',
-    // The photo and the webhook receiver live on 127.0.0.1.
-    PLACARD_ALLOW_PRIVATE_URLS: 'true',
-    LOG_LEVEL: 'warn',
-  };
-  // The embedded shape: SQLite in the data dir, render threads = cores.
-  delete env.DATABASE_URL;
-  delete env.REDIS_URL;
-  delete env.S3_ENDPOINT;
-  delete env.PLACARD_RENDER_THREADS;
-  const credential = JSON.parse(
-    execFileSync(
-      process.execPath,
-      ['bin/placard.js', 'admin', 'create-team', '--name', 'Bench', '--owner-email', 'owner@bench.local'],
-      { env, encoding: 'utf8' },
-    ),
-  ) as { clientId: string; clientSecret: string };
-  // BENCH_SERVICE_ARGS: extra node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it).
-  const nodeArgs = process.env.BENCH_SERVICE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, 'bin/placard.js', 'serve'], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  for (let i = 0; !(await fetch(`${url}/readyz`).catch(() => null))?.ok; i++) {
-    if (exited || i > 1200) throw new Error('the service did not start within a minute');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const res = await fetch(`${url}/v1/auth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ clientId: credential.clientId, clientSecret: credential.clientSecret }),
-  });
-  const { token } = (await res.json()) as { token: string };
-  return {
-    url,
-    pid: child.pid as number,
-    async api(
-      method: string,
-      route: string,
-      body?: unknown,
-    ): Promise<{ status: number; cache: string | null; json: Json }> {
-      const answer = await fetch(`${url}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const json = await answer.json();
-      if (answer.status !== 200) throw new Error(`${method} ${route}: ${answer.status} ${JSON.stringify(json)}`);
-      return { status: answer.status, cache: answer.headers.get('x-cache'), json };
-    },
-    async stop() {
-      const done = once(child, 'exit');
-      child.kill('SIGTERM');
-      await done;
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-type Service = Awaited<ReturnType<typeof startService>>;
+type Service = RunningService;
 
 /** The photo of the 300x250 fixture. */
 async function serveMedia() {
@@ -337,7 +253,7 @@ export async function benchExports() {
     { document: readDocument(banner), sizeIndex: 0, slideIndex: 0, format: 'jpg', settings: jpgSettings },
     Math.max(200, EXPORTS * 4),
   );
-  const service = await startService();
+  const service = await startService({}, { team: true });
   try {
     const brandKit = await service.api('POST', '/v1/brandkits/create', { name: 'Bench kit' });
     const project = await service.api('POST', '/v1/projects', {

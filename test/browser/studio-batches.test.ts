@@ -1,7 +1,9 @@
 // The studio's batch page (issue 22) in headless Chromium over real HTTP: an Editor picks a design, uploads a small
 // CSV, maps a column to the headline and a template to a VISIBILITY, sees the preview rows' images load (decoded by
 // the browser) with their preflight findings, runs the batch, watches it complete, and the zip link answers a zip
-// with every row's file; the results CSV link answers every row. The README screenshot is taken here.
+// with every row's file; the results CSV link answers every row. The file goes to the service once, with the run: the
+// preview sends the rows it shows (read from the file in the browser), never the file again on a change of mapping.
+// The README screenshot is taken here.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -113,6 +115,18 @@ describe('the batch page in Chromium', () => {
     await new Promise((resolve) => feeds?.close(resolve));
   });
 
+  /** Every POST the page sends: where, its content type and its size (-1 when the browser does not show a body). */
+  function recordRequests(page: Page) {
+    const sent: { url: string; contentType: string; bytes: number }[] = [];
+    page.on('request', async (request) => {
+      if (request.method() !== 'POST') return;
+      // The headers the browser really sent (a FormData body's content type is set by the browser).
+      const contentType = (await request.headerValue('content-type')) ?? '';
+      sent.push({ url: new URL(request.url()).pathname, contentType, bytes: request.postDataBuffer()?.length ?? -1 });
+    });
+    return sent;
+  }
+
   /** An Editor of the team, signed in through the invite page (as the other studio tests do). */
   async function signedIn(): Promise<Page> {
     const user = await t.userWith('Editor');
@@ -152,6 +166,7 @@ describe('the batch page in Chromium', () => {
     await design.getByRole('option', { name: 'Spring banner' }).waitFor({ state: 'attached' });
     await design.selectOption({ label: 'Spring banner' });
 
+    const sent = recordRequests(page);
     await page.getByLabel('CSV or TSV file', { exact: true }).setInputFiles({
       name: 'products.csv',
       mimeType: 'text/csv',
@@ -197,6 +212,15 @@ describe('the batch page in Chromium', () => {
     await bad.getByText(/VISIBILITY needs true\/false/).waitFor();
     assert.equal(await bad.getByRole('img').count(), 0);
     await page.screenshot({ path: 'docs/img/studio-batches.png', fullPage: true });
+    // The mapping changed four times and the preview followed: never with the file (a multipart upload).
+    const previews = sent.filter((r) => r.url === '/v1/batches/preview');
+    assert.ok(previews.length >= 2, `previews: ${JSON.stringify(previews)}`);
+    for (const r of previews) assert.match(r.contentType, /^application\/json/, JSON.stringify(r));
+    assert.deepEqual(
+      sent.filter((r) => r.contentType.startsWith('multipart/')),
+      [],
+      'no upload before the run',
+    );
 
     await page.getByRole('button', { name: 'Run batch' }).click();
     const progress = page.getByRole('progressbar', { name: 'Batch progress' });
@@ -205,6 +229,11 @@ describe('the batch page in Chromium', () => {
       .getByRole('status')
       .filter({ hasText: 'Complete with errors: 5 of 5 rows done, 1 failed' })
       .waitFor({ timeout: 120_000 });
+    // The run sent the file, once.
+    assert.deepEqual(
+      sent.filter((r) => r.contentType.startsWith('multipart/')).map((r) => r.url),
+      ['/v1/batches'],
+    );
 
     const failedRows = page.getByRole('list', { name: /^Failed rows of batch \d+$/ });
     await failedRows.waitFor();
@@ -275,6 +304,50 @@ describe('the batch page in Chromium', () => {
         (el as unknown as { complete: boolean }).complete &&
         (el as unknown as { naturalWidth: number }).naturalWidth > 0,
       await image.elementHandle(),
+    );
+  });
+
+  test('a large file: the preview counts its rows and sends only its first rows, whatever the mapping changes', async () => {
+    const page = await signedIn();
+    await page.goto(new URL('/app/batches', origin).toString());
+    const projects = page.getByRole('combobox', { name: 'Project' });
+    await projects.getByRole('option', { name: projectName }).waitFor({ state: 'attached' });
+    await projects.selectOption({ label: projectName });
+    const design = page.getByRole('combobox', { name: 'Design' });
+    await design.getByRole('option', { name: 'Spring banner' }).waitFor({ state: 'attached' });
+    await design.selectOption({ label: 'Spring banner' });
+    const sent = recordRequests(page);
+    // 2,000 rows, a quoted field with a newline in the first ones (the excerpt cuts after a whole record), ~100 kB.
+    const lines = ['sku;title;note'];
+    for (let i = 0; i < 2000; i++) lines.push(`S${i};"Item ${i}";"${i === 3 ? 'two\nlines' : 'x'.repeat(30)}"`);
+    const file = Buffer.from(`${lines.join('\n')}\n`);
+    await page.getByLabel('CSV or TSV file', { exact: true }).setInputFiles({
+      name: 'big.csv',
+      mimeType: 'text/csv',
+      buffer: file,
+    });
+    await page.getByRole('status').filter({ hasText: '2000 rows; columns: sku, title, note' }).waitFor();
+    await page.getByRole('combobox', { name: 'Column for headline LABEL' }).selectOption('title');
+    await page.getByRole('combobox', { name: 'Row key' }).selectOption('sku');
+    // The first ten rows, the one with a quoted newline among them, each with its image.
+    const rows = page.getByRole('list', { name: 'Preview rows' });
+    for (const key of ['S0', 'S3', 'S9']) await rows.getByRole('img', { name: `Preview of row ${key}` }).waitFor();
+    await page.getByRole('textbox', { name: 'Template for badge LABEL' }).fill('{note}');
+    await page.getByRole('status').filter({ hasText: '2000 rows' }).waitFor();
+    await rows.getByRole('img', { name: 'Preview of row S9' }).waitFor();
+    assert.equal(await rows.getByRole('listitem').count(), 10);
+    const previews = sent.filter((r) => r.url === '/v1/batches/preview');
+    assert.ok(previews.length >= 2, `previews: ${JSON.stringify(previews)}`);
+    for (const r of previews) {
+      assert.match(r.contentType, /^application\/json/, JSON.stringify(r));
+      assert.ok(
+        r.bytes > 0 && r.bytes < file.length / 20,
+        `a preview sent ${r.bytes} bytes of a ${file.length}-byte file`,
+      );
+    }
+    assert.deepEqual(
+      sent.filter((r) => r.contentType.startsWith('multipart/')),
+      [],
     );
   });
 });

@@ -4,6 +4,7 @@
 // call is a /v1 route an API client would use (POST /v1/batches/preview, POST /v1/batches, GET /v1/batches…).
 // Lazy-loaded: not part of the first view's bundle.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { parse as parseCsv } from 'csv-parse/browser/esm/sync';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { ApiError, api, type DesignNode, qs, upload } from '../api';
 import { canWrite, type SessionUser } from '../session';
@@ -70,7 +71,16 @@ interface MappingEntry {
   attribute: string;
   value: string;
 }
-type Source = { kind: 'file'; file: File; version: number } | { kind: 'feed'; url: string } | null;
+/**
+ * Rows to preview. A file is read once, when it is chosen: the preview sends its first rows (`excerpt`, as `csv` text
+ * or a small feed file), and only the run sends the whole file.
+ */
+type Source =
+  | { kind: 'file'; file: File; version: number; excerpt: Excerpt | null }
+  | { kind: 'feed'; url: string }
+  | null;
+/** The first rows of a chosen file, and how many rows it has in all (for the preview's count). */
+type Excerpt = { kind: 'csv'; text: string; rowCount: number } | { kind: 'xml'; file: Blob; rowCount: number };
 
 /** One row of the mapping table: an element's attribute. */
 interface Slot {
@@ -97,18 +107,102 @@ function columnTemplate(column: string): string {
   return `{${column.replace(/[{}]/g, (brace) => brace + brace)}}`;
 }
 
+/** Rows the preview shows (the server's PREVIEW_ROWS): the excerpt holds these and no more. */
+const PREVIEW_ROWS = 10;
+
+/** The delimiter the server sniffs (domain/batch/rows.ts): the most frequent outside quotes on the header line. */
+function sniffDelimiter(text: string): '\t' | ',' | ';' {
+  const line = text.replace(/^[\r\n]+/, '').split('\n', 1)[0] ?? '';
+  const counts = { '\t': 0, ',': 0, ';': 0 };
+  let inQuotes = false;
+  for (const char of line) {
+    if (char === '"') inQuotes = !inQuotes;
+    else if (!inQuotes && (char === '\t' || char === ',' || char === ';')) counts[char]++;
+  }
+  if (counts['\t'] > 0 && counts['\t'] >= counts[','] && counts['\t'] >= counts[';']) return '\t';
+  return counts[';'] > counts[','] ? ';' : ',';
+}
+
 /**
- * The body of a preview or a run. Files go as multipart (the `file` part and the other fields as text), feeds as JSON.
+ * The header and first rows of a CSV/TSV file, as the file has them (cut where the csv-parse of the server would end
+ * the last of those records, quoted newlines included), and its count of rows. Null when the browser cannot cut it
+ * (not UTF-8, a quote never closed…): the preview then sends the file and the server says what is wrong.
  */
-async function send<T>(url: string, source: Exclude<Source, null>, fields: Record<string, unknown>): Promise<T> {
-  if (source.kind === 'feed') return api<T>('POST', url, { ...fields, feedUrl: source.url });
+function csvExcerpt(bytes: Uint8Array): Excerpt | null {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+  // Where a record ends is counted in UTF-8 bytes (csv-parse reads the text as bytes), without the BOM dropped above.
+  const body = new TextEncoder().encode(text);
+  let records = 0;
+  let end = 0;
+  try {
+    parseCsv(text, {
+      delimiter: sniffDelimiter(text),
+      relax_column_count: true,
+      on_record: (record: string[], context: { bytes: number }) => {
+        // Blank lines are no rows (as on the server); the header is the first record.
+        if (record.every((value) => value === '')) return null;
+        records += 1;
+        if (records <= PREVIEW_ROWS + 1) end = context.bytes;
+        return null;
+      },
+    });
+  } catch {
+    return null;
+  }
+  return { kind: 'csv', text: new TextDecoder().decode(body.subarray(0, end)), rowCount: Math.max(0, records - 1) };
+}
+
+/** An RSS/Atom feed file with its first items only (the browser's own XML parser), and its count of items. */
+function xmlExcerpt(text: string): Excerpt | null {
+  const doc = new DOMParser().parseFromString(text, 'application/xml');
+  if (doc.getElementsByTagName('parsererror').length > 0) return null;
+  const items = [...doc.getElementsByTagName('item'), ...doc.getElementsByTagName('entry')];
+  for (const item of items.slice(PREVIEW_ROWS)) item.parentNode?.removeChild(item);
+  const xml = new XMLSerializer().serializeToString(doc);
+  return { kind: 'xml', file: new Blob([xml], { type: 'application/xml' }), rowCount: items.length };
+}
+
+/** Reads a chosen file once: its excerpt for the preview. */
+async function excerptOf(file: File): Promise<Excerpt | null> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const head = new TextDecoder().decode(bytes.subarray(0, 512)).replace(/^\uFEFF/, '').trimStart();
+  return head.startsWith('<') ? xmlExcerpt(new TextDecoder().decode(bytes)) : csvExcerpt(bytes);
+}
+
+/** A multipart body: the `file` part and the other fields as text. */
+function formOf(fields: Record<string, unknown>, file: Blob, fileName: string): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
   }
-  form.append('file', source.file, source.file.name);
-  return upload<T>(url, form, () => undefined);
+  form.append('file', file, fileName);
+  return form;
+}
+
+/** The body of a run: the whole file as multipart, a feed as JSON. */
+async function send<T>(url: string, source: Exclude<Source, null>, fields: Record<string, unknown>): Promise<T> {
+  if (source.kind === 'feed') return api<T>('POST', url, { ...fields, feedUrl: source.url });
+  return upload<T>(url, formOf(fields, source.file, source.file.name), () => undefined);
+}
+
+/** The body of a preview: a file's excerpt (never the file again on each change of the mapping), a feed as JSON. */
+async function sendPreview(source: Exclude<Source, null>, fields: Record<string, unknown>): Promise<Preview> {
+  const url = '/v1/batches/preview';
+  let answer: { response: Preview };
+  // No excerpt (a file the browser could not read as rows): the file itself, and the server says what is wrong.
+  if (source.kind === 'feed' || source.excerpt === null) answer = await send(url, source, fields);
+  else if (source.excerpt.kind === 'csv') answer = await api('POST', url, { ...fields, csv: source.excerpt.text });
+  else answer = await upload(url, formOf(fields, source.excerpt.file, source.file.name), () => undefined);
+  // The excerpt's rows are the first ones; the count is the whole file's.
+  return source.kind === 'file' && source.excerpt
+    ? { ...answer.response, rowCount: source.excerpt.rowCount }
+    : answer.response;
 }
 
 export default function Batches({ user }: { user: SessionUser }) {
@@ -188,10 +282,9 @@ export default function Batches({ user }: { user: SessionUser }) {
     enabled: designHash !== '' && source !== null && (JSON.parse(settled) as typeof fields).mapping.length > 0,
     placeholderData: keepPreviousData,
     retry: false,
-    queryFn: () =>
-      send<{ response: Preview }>('/v1/batches/preview', source as Exclude<Source, null>, JSON.parse(settled)),
+    queryFn: () => sendPreview(source as Exclude<Source, null>, JSON.parse(settled)),
   });
-  const columns = preview.data?.response.columns ?? [];
+  const columns = preview.data?.columns ?? [];
 
   const run = useMutation({
     mutationFn: () => {
@@ -313,7 +406,16 @@ export default function Batches({ user }: { user: SessionUser }) {
                   accept=".csv,.tsv,.txt,.xml,text/csv,text/tab-separated-values,application/xml"
                   onChange={(e) => {
                     const file = e.target.files?.[0];
-                    setSource(file ? { kind: 'file', file, version: Date.now() } : null);
+                    if (!file) {
+                      setSource(null);
+                      return;
+                    }
+                    const version = Date.now();
+                    // Read once here; a mapping change then sends the excerpt, never the file.
+                    excerptOf(file).then(
+                      (excerpt) => setSource({ kind: 'file', file, version, excerpt }),
+                      () => setSource({ kind: 'file', file, version, excerpt: null }),
+                    );
                   }}
                 />
               </label>
@@ -411,7 +513,7 @@ export default function Batches({ user }: { user: SessionUser }) {
           {error && <p role="alert">{error}</p>}
 
           <PreviewList
-            preview={preview.data?.response}
+            preview={preview.data}
             pending={preview.isFetching}
             error={preview.isError ? preview.error.message : null}
           />

@@ -95,15 +95,20 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
     },
 
     /**
-     * Hands at most `limit` minus the team's rows in flight (running) of this batch's pending rows to the caller, by
-     * position, marking them running. The team's row is locked on PostgreSQL so that two processes finishing rows
-     * of the same team do not both fill the same free places (SQLite serialises writers anyway).
+     * Hands whole chunks of this batch's pending rows to the caller, by position, marking them running, as long as
+     * the team's rows in flight (running) stay within `limit`: a chunk is the rows of positions
+     * [k·chunkSize, (k+1)·chunkSize), rendered by one job (jobs/batch.processor.ts). A chunk's pending rows are always
+     * claimed together, so a chunk is claimed once per generation of the batch and its job id can name it. The team's
+     * row is locked on PostgreSQL so that two processes finishing rows of the same team do not both fill the same
+     * free places (SQLite serialises writers anyway).
      */
-    async claimPending(
+    async claimChunks(
       batchId: number,
       teamId: number,
       limit: number,
-    ): Promise<Pick<BatchRowRow, 'id' | 'attempts'>[]> {
+      chunkSize: number,
+    ): Promise<{ generation: number; rows: Pick<BatchRowRow, 'id' | 'attempts' | 'idx'>[] }> {
+      const none = { generation: 0, rows: [] };
       return db.transaction().execute(async (tx) => {
         if (dialect === 'postgres') {
           await tx.selectFrom('teams').select('id').where('id', '=', teamId).forUpdate().execute();
@@ -117,24 +122,41 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
           .where('batch_rows.status', '=', 'running')
           .executeTakeFirst();
         const free = limit - Number(inFlight?.n ?? 0);
-        if (free <= 0) return [];
-        const batch = await tx.selectFrom('batches').select('status').where('id', '=', batchId).executeTakeFirst();
-        if (!batch || (batch.status !== 'pending' && batch.status !== 'running')) return [];
+        if (free <= 0) return none;
+        const batch = await tx
+          .selectFrom('batches')
+          .select(['status', 'generation'])
+          .where('id', '=', batchId)
+          .executeTakeFirst();
+        if (!batch || (batch.status !== 'pending' && batch.status !== 'running')) return none;
+        // One row past the free places: it tells whether the last chunk read is whole.
+        const pending = await tx
+          .selectFrom('batch_rows')
+          .select(['id', 'idx'])
+          .where('batch_id', '=', batchId)
+          .where('status', '=', 'pending')
+          .orderBy('idx')
+          .limit(free + 1)
+          .execute();
+        const chunkOf = (idx: number) => Math.floor(idx / chunkSize);
+        const ids: number[] = [];
+        for (let i = 0; i < pending.length && i < free; ) {
+          const chunk = chunkOf(pending[i].idx);
+          let end = i;
+          while (end < pending.length && chunkOf(pending[end].idx) === chunk) end += 1;
+          // The chunk's rows go together or not at all: a chunk that reaches the extra row read may go on past it.
+          if (end - i > free - ids.length) break;
+          for (let j = i; j < end; j++) ids.push(pending[j].id);
+          i = end;
+        }
+        if (ids.length === 0) return none;
         const at = now();
         const claimed = await tx
           .updateTable('batch_rows')
           .set({ status: 'running', updated_at: at })
-          .where('id', 'in', (q) =>
-            q
-              .selectFrom('batch_rows')
-              .select('id')
-              .where('batch_id', '=', batchId)
-              .where('status', '=', 'pending')
-              .orderBy('idx')
-              .limit(free),
-          )
+          .where('id', 'in', ids)
           .where('status', '=', 'pending')
-          .returning(['id', 'attempts'])
+          .returning(['id', 'attempts', 'idx'])
           .execute();
         if (batch.status === 'pending' && claimed.length) {
           await tx
@@ -144,16 +166,30 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
             .where('status', '=', 'pending')
             .execute();
         }
-        return claimed;
+        // The generation the chunks were claimed in names their jobs (read in this transaction: a retry bumps it).
+        return { generation: batch.generation, rows: claimed };
       });
     },
 
+    /** The running rows of a batch at positions [fromIdx, toIdx): a chunk's rows its job has still to settle. */
+    runningBetween(batchId: number, fromIdx: number, toIdx: number): Promise<BatchRowRow[]> {
+      return db
+        .selectFrom('batch_rows')
+        .selectAll()
+        .where('batch_id', '=', batchId)
+        .where('idx', '>=', fromIdx)
+        .where('idx', '<', toIdx)
+        .where('status', '=', 'running')
+        .orderBy('idx')
+        .execute();
+    },
+
     /** Rows running in open batches: the sweep enqueues their jobs again (a no-op while a job holds the id). */
-    running(limit: number): Promise<Pick<BatchRowRow, 'id' | 'batch_id' | 'attempts'>[]> {
+    running(limit: number): Promise<Pick<BatchRowRow, 'id' | 'batch_id' | 'attempts' | 'idx'>[]> {
       return db
         .selectFrom('batch_rows')
         .innerJoin('batches', 'batches.id', 'batch_rows.batch_id')
-        .select(['batch_rows.id', 'batch_rows.batch_id', 'batch_rows.attempts'])
+        .select(['batch_rows.id', 'batch_rows.batch_id', 'batch_rows.attempts', 'batch_rows.idx'])
         .where('batches.finished_at', 'is', null)
         .where('batch_rows.status', '=', 'running')
         .orderBy('batch_rows.id')
@@ -171,18 +207,23 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
       return q.orderBy('id').limit(1000).execute();
     },
 
-    /** Files of a succeeded row with the same cache key (the same template, revision, settings and changes). */
-    async cachedFiles(cacheKey: string, teamId: number): Promise<string | null> {
-      const found = await db
+    /**
+     * Files of succeeded rows with the same cache keys (the same template, revision, settings and changes), by key:
+     * one statement for a chunk's rows.
+     */
+    async cachedFiles(cacheKeys: string[], teamId: number): Promise<Map<string, string>> {
+      const found = new Map<string, string>();
+      if (cacheKeys.length === 0) return found;
+      const rows = await db
         .selectFrom('batch_rows')
         .innerJoin('batches', 'batches.id', 'batch_rows.batch_id')
-        .select('batch_rows.files')
-        .where('batch_rows.cache_key', '=', cacheKey)
+        .select(['batch_rows.cache_key', 'batch_rows.files'])
+        .where('batch_rows.cache_key', 'in', cacheKeys)
         .where('batch_rows.status', '=', 'succeeded')
         .where('batches.team_id', '=', teamId)
-        .limit(1)
-        .executeTakeFirst();
-      return found?.files ?? null;
+        .execute();
+      for (const row of rows) if (row.cache_key && row.files) found.set(row.cache_key, row.files);
+      return found;
     },
 
     /** Records the design a row created, in the import's transaction; false when an earlier run created one. */
@@ -196,31 +237,42 @@ export function createBatchRepository(db: Kysely<Database>, dialect: Dialect) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    /** Settles a running row; false when it was settled already (a second run of its job). */
-    async settleRow(rowId: number, outcome: RowOutcome): Promise<boolean> {
-      const set =
-        outcome.status === 'succeeded'
-          ? {
-              status: 'succeeded',
-              files: JSON.stringify(outcome.files),
-              findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
-              cached: outcome.cached ? 1 : 0,
-              error_code: null,
-              error_message: null,
-            }
-          : {
-              status: outcome.status,
-              findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
-              error_code: outcome.code,
-              error_message: outcome.message,
-            };
-      const result = await db
-        .updateTable('batch_rows')
-        .set({ ...set, attempts: sql<number>`attempts + 1`, updated_at: now() })
-        .where('id', '=', rowId)
-        .where('status', '=', 'running')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+    /**
+     * Settles running rows, in one transaction (one commit for a chunk's rows); answers the ids it settled — a row
+     * settled already (a second run of its job) is left as it is and not among them.
+     */
+    async settleRows(outcomes: { rowId: number; outcome: RowOutcome }[]): Promise<Set<number>> {
+      const settled = new Set<number>();
+      if (outcomes.length === 0) return settled;
+      const at = now();
+      await db.transaction().execute(async (tx) => {
+        for (const { rowId, outcome } of outcomes) {
+          const set =
+            outcome.status === 'succeeded'
+              ? {
+                  status: 'succeeded',
+                  files: JSON.stringify(outcome.files),
+                  findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
+                  cached: outcome.cached ? 1 : 0,
+                  error_code: null,
+                  error_message: null,
+                }
+              : {
+                  status: outcome.status,
+                  findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
+                  error_code: outcome.code,
+                  error_message: outcome.message,
+                };
+          const result = await tx
+            .updateTable('batch_rows')
+            .set({ ...set, attempts: sql<number>`attempts + 1`, updated_at: at })
+            .where('id', '=', rowId)
+            .where('status', '=', 'running')
+            .executeTakeFirst();
+          if (Number(result.numUpdatedRows) === 1) settled.add(rowId);
+        }
+      });
+      return settled;
     },
 
     /**
