@@ -50,7 +50,7 @@ export interface ExportProcessorOptions {
   links: ExportLinks;
   /** Team brand fonts (issue 17): rewrites the document's families and caches their files here. None: bundled only. */
   brandFonts?: BrandFontPreparer;
-  deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
+  deliveries: Pick<WebhookDeliveries, 'recordWithDeliveries' | 'send' | 'kick'>;
   /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
   thumbnails?: {
     fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
@@ -428,32 +428,30 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     };
     const view = await presentExport(finished, creatives, options.links);
     const action = status === 'complete' ? 'export/complete' : 'export/failed';
-    let droppedThumb: string | null = null;
-    const deliveryIds = await db.transaction().execute(async (tx) => {
+    let dropped: { thumbKey: string | null } | null = null;
+    // The export's event and every delivery of it (team webhooks, its webhookUrl) are written with its status.
+    const deliveries = await db.transaction().execute(async (tx) => {
       const done = await createExportRepository(tx).finish(row.id, {
         status,
         errorLog: finished.error_log,
         zipKey,
       });
       if (!done) return null;
-      if (status === 'failed') droppedThumb = (await dropNewDesign(tx, row))?.thumbKey ?? null;
-      await recordEvent(tx, { teamId: row.team_id, action, data: { export: view } });
-      if (!row.webhook_url) return [];
-      return [
-        await options.deliveries.insertExportDelivery(tx, {
-          teamId: row.team_id,
-          exportId: row.id,
-          url: row.webhook_url,
-          action,
-          data: { export: view },
-        }),
-      ];
+      if (status === 'failed') dropped = await dropNewDesign(tx, row);
+      return options.deliveries.recordWithDeliveries(
+        tx,
+        { teamId: row.team_id, action, data: { export: view } },
+        { exportId: row.id, webhookUrl: row.webhook_url },
+      );
     });
-    if (deliveryIds === null) return;
-    if (droppedThumb) await options.thumbnails?.discard([droppedThumb]);
+    if (deliveries === null) return;
     documents.delete(row.id);
     options.onFinished?.(row.format, status);
-    await options.deliveries.enqueue(deliveryIds);
+    options.deliveries.send(deliveries);
+    if (!dropped) return;
+    // The design's design/delete event went to the outbox as usual.
+    const { thumbKey } = dropped as { thumbKey: string | null };
+    if (thumbKey) await options.thumbnails?.discard([thumbKey]);
     options.deliveries
       .kick()
       .catch((error) => options.log?.error({ err: error, exportId: row.id }, 'export: dispatching its events failed'));
