@@ -36,6 +36,11 @@ export const USER_AGENT = 'Placard-Webhooks/1';
 
 /** The sweep leaves alone what is less late than this: a job waiting out its jitter is not lost. */
 const OVERDUE_MS = 120_000;
+/**
+ * A delivery never tried this long after it was made (past the attempt's time limit) lost the process that was making
+ * its first attempt in process: the sweep gives it a job. A job that holds it already is not run twice (same job id).
+ */
+const UNTRIED_GRACE_MS = 20_000;
 /** What is read of a receiver's answer before the connection is dropped; only the status matters. */
 const ANSWER_BYTES = 4096;
 const BATCH = 100;
@@ -125,7 +130,10 @@ export interface WebhookDeliveriesOptions {
   timeoutMs?: number;
   /** How often the outbox is polled for due events besides kick(). Default 1 000 ms. */
   dispatchIntervalMs?: number;
-  /** How often pending deliveries that are overdue by 2 minutes are enqueued again. Default 60 000 ms. */
+  /**
+   * How often pending deliveries that are overdue by 2 minutes, or never tried and older than the attempt's time
+   * limit and 20 s, are enqueued again. Default 15 000 ms.
+   */
   sweepIntervalMs?: number;
   /** Jobs of deliveries run at once in this process. Default 8. */
   concurrency?: number;
@@ -328,7 +336,7 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   }
 
   async function sweep(): Promise<void> {
-    const rows = await repo.overdue(iso(clock() - OVERDUE_MS), 500);
+    const rows = await repo.overdue(iso(clock() - OVERDUE_MS), 500, iso(clock() - timeoutMs - UNTRIED_GRACE_MS));
     for (const row of rows) {
       if (sending.has(row.id)) continue; // its first attempt is under way here
       // The same job id as the first enqueue: a job the queue still holds is not run twice.
@@ -542,7 +550,7 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
       void kick();
       runSweep();
       dispatchTimer = setInterval(() => void kick(), options.dispatchIntervalMs ?? 1_000);
-      sweepTimer = setInterval(runSweep, options.sweepIntervalMs ?? 60_000);
+      sweepTimer = setInterval(runSweep, options.sweepIntervalMs ?? 15_000);
       dispatchTimer.unref();
       sweepTimer.unref();
     },

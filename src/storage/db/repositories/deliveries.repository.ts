@@ -246,12 +246,23 @@ export function createDeliveryRepository(db: Kysely<Database>) {
     },
 
     /** Pending deliveries whose attempt was due before `before`: their job may never have been enqueued. */
-    async overdue(before: string, limit: number): Promise<DeliveryRow[]> {
+    /**
+     * Pending deliveries due before `before`, and (`untriedBefore`) those never tried that were made before it: a
+     * first attempt made in process without a job (events/deliveries.ts) whose process died.
+     */
+    async overdue(before: string, limit: number, untriedBefore?: string): Promise<DeliveryRow[]> {
       return db
         .selectFrom('webhook_deliveries')
         .select(COLUMNS)
         .where('status', '=', 'pending')
-        .where('next_attempt_at', '<', before)
+        .where((eb) =>
+          untriedBefore === undefined
+            ? eb('next_attempt_at', '<', before)
+            : eb.or([
+                eb('next_attempt_at', '<', before),
+                eb.and([eb('attempt_count', '=', 0), eb('created_at', '<', untriedBefore)]),
+              ]),
+        )
         .orderBy('next_attempt_at')
         .limit(limit)
         .execute();
