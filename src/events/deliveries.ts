@@ -37,7 +37,7 @@ export const USER_AGENT = 'Placard-Webhooks/1';
 /** The sweep leaves alone what is less late than this: a job waiting out its jitter is not lost. */
 const OVERDUE_MS = 120_000;
 /**
- * A delivery never tried this long after it was made (past the attempt's time limit) lost the process that was making
+ * A delivery never tried this long after it was due (past the attempt's time limit) lost the process that was making
  * its first attempt in process: the sweep gives it a job. A job that holds it already is not run twice (same job id).
  */
 const UNTRIED_GRACE_MS = 20_000;

@@ -247,7 +247,7 @@ export function createDeliveryRepository(db: Kysely<Database>) {
 
     /** Pending deliveries whose attempt was due before `before`: their job may never have been enqueued. */
     /**
-     * Pending deliveries due before `before`, and (`untriedBefore`) those never tried that were made before it: a
+     * Pending deliveries due before `before`, and (`untriedBefore`) those never tried that were due before it: a
      * first attempt made in process without a job (events/deliveries.ts) whose process died.
      */
     async overdue(before: string, limit: number, untriedBefore?: string): Promise<DeliveryRow[]> {
@@ -260,7 +260,7 @@ export function createDeliveryRepository(db: Kysely<Database>) {
             ? eb('next_attempt_at', '<', before)
             : eb.or([
                 eb('next_attempt_at', '<', before),
-                eb.and([eb('attempt_count', '=', 0), eb('created_at', '<', untriedBefore)]),
+                eb.and([eb('attempt_count', '=', 0), eb('next_attempt_at', '<', untriedBefore)]),
               ]),
         )
         .orderBy('next_attempt_at')
