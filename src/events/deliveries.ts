@@ -22,6 +22,7 @@ import { createWebhookRepository } from '../storage/db/repositories/webhooks.rep
 import type { Database } from '../storage/db/schema.js';
 import { type ActionName, WEBHOOK_ACTIONS } from './catalogue.js';
 import type { Delivery } from './delivery.schema.js';
+import { type NewEvent, recordEvent } from './outbox.js';
 
 export type DeliveryNode = Static<typeof Delivery>;
 export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';
@@ -35,6 +36,11 @@ export const USER_AGENT = 'Placard-Webhooks/1';
 
 /** The sweep leaves alone what is less late than this: a job waiting out its jitter is not lost. */
 const OVERDUE_MS = 120_000;
+/**
+ * A delivery never tried this long after it was due (past the attempt's time limit) lost the process that was making
+ * its first attempt in process: the sweep gives it a job. A job that holds it already is not run twice (same job id).
+ */
+const UNTRIED_GRACE_MS = 20_000;
 /** What is read of a receiver's answer before the connection is dropped; only the status matters. */
 const ANSWER_BYTES = 4096;
 const BATCH = 100;
@@ -124,7 +130,10 @@ export interface WebhookDeliveriesOptions {
   timeoutMs?: number;
   /** How often the outbox is polled for due events besides kick(). Default 1 000 ms. */
   dispatchIntervalMs?: number;
-  /** How often pending deliveries that are overdue by 2 minutes are enqueued again. Default 60 000 ms. */
+  /**
+   * How often pending deliveries that are overdue by 2 minutes, or never tried and older than the attempt's time
+   * limit and 20 s, are enqueued again. Default 15 000 ms.
+   */
   sweepIntervalMs?: number;
   /** Jobs of deliveries run at once in this process. Default 8. */
   concurrency?: number;
@@ -157,6 +166,23 @@ export interface WebhookDeliveries {
   kick(): Promise<void>;
   /** Inserts a delivery to an export's webhookUrl in the caller's transaction; enqueue its id after the commit. */
   insertExportDelivery(tx: Kysely<Database>, delivery: ExportDelivery): Promise<string>;
+  /**
+   * Records an event in the caller's transaction together with its deliveries: one per team webhook that listens to
+   * it, and one to `webhookUrl` when given (an export's). The event is stored dispatched, so the outbox dispatcher
+   * never reads it (issue 21: three statements and a pass less per export). Hand the answer to `send` after the
+   * commit.
+   */
+  recordWithDeliveries(
+    tx: Kysely<Database>,
+    event: NewEvent,
+    target?: { exportId: string; webhookUrl: string | null },
+  ): Promise<NewDelivery[]>;
+  /**
+   * Makes the first attempt of deliveries just committed, in this process and without a job while fewer than
+   * `concurrency` are under way (a job for each of the others). An attempt that fails gets its retries as jobs; a
+   * crash before an attempt is recorded leaves a pending delivery that the sweep enqueues.
+   */
+  send(rows: readonly NewDelivery[]): void;
   /** Enqueues the first attempt of these deliveries (after the commit that inserted them). */
   enqueue(ids: readonly string[]): Promise<void>;
   /** Pending again with one attempt at once; undefined when the team has no such delivery. */
@@ -218,6 +244,10 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   let dispatching: Promise<void> = Promise.resolve();
   let queuedPass: Promise<void> | null = null;
   let sweeping: Promise<void> = Promise.resolve();
+
+  /** Deliveries whose first attempt runs in this process now (the sweep leaves them alone). */
+  const sending = new Map<string, Promise<void>>();
+  const concurrency = options.concurrency ?? 8;
 
   /** A delivery that has used `done` attempts gets the attempts and waits it has left. */
   function jobOptions(id: string, done = 0): EnqueueOptions {
@@ -306,8 +336,9 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   }
 
   async function sweep(): Promise<void> {
-    const rows = await repo.overdue(iso(clock() - OVERDUE_MS), 500);
+    const rows = await repo.overdue(iso(clock() - OVERDUE_MS), 500, iso(clock() - timeoutMs - UNTRIED_GRACE_MS));
     for (const row of rows) {
+      if (sending.has(row.id)) continue; // its first attempt is under way here
       // The same job id as the first enqueue: a job the queue still holds is not run twice.
       await queue.enqueue('webhook.deliver', { deliveryId: row.id }, jobOptions(row.id, row.attempt_count));
     }
@@ -325,7 +356,7 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     return row.secret;
   }
 
-  async function post(row: DeliveryRow, secret: string): Promise<AttemptResult> {
+  async function post(row: Pick<DeliveryRow, 'id' | 'url' | 'payload'>, secret: string): Promise<AttemptResult> {
     const signal = AbortSignal.timeout(timeoutMs);
     const timestamp = Math.floor(clock() / 1000);
     const headers = {
@@ -366,6 +397,18 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     const row = await repo.find(job.payload.deliveryId);
     // Settled already (or gone with its team): a duplicate or late job has nothing to do.
     if (row?.status !== 'pending') return;
+    const failure = await attempt(row, job.attempt >= job.maxAttempts);
+    if (failure) throw failure;
+  }
+
+  /**
+   * One attempt at a pending delivery: POSTs it, records the attempt, and settles the delivery or records when the
+   * next attempt is due. Answers the failure that a later attempt should follow; null when the delivery is settled.
+   */
+  async function attempt(
+    row: Pick<DeliveryRow, 'id' | 'team_id' | 'url' | 'payload'>,
+    last: boolean,
+  ): Promise<DeliveryAttemptFailed | null> {
     const secret = await secretOf(row.team_id);
     const started = clock();
     const startedAt = performance.now();
@@ -384,25 +427,113 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     const at = iso(clock());
     if (succeeded) {
       options.onOutcome?.('succeeded');
-      return;
+      return null;
     }
-    if (result.refused || job.attempt >= job.maxAttempts) {
+    if (result.refused || last) {
       if (await repo.markFailed(row.id, at)) options.onOutcome?.('failed');
-      return;
+      return null;
     }
     await repo.scheduleRetry(row.id, iso(clock() + retryDelayAfter(count, delays)), at);
     options.onOutcome?.('retried');
-    throw new DeliveryAttemptFailed(
+    return new DeliveryAttemptFailed(
       result.statusCode === null
         ? `delivery ${row.id}: ${result.error}`
         : `delivery ${row.id}: the receiver answered ${result.statusCode}`,
     );
   }
 
+  async function firstAttempt(row: NewDelivery): Promise<void> {
+    let failure: DeliveryAttemptFailed | null;
+    try {
+      failure = await attempt(
+        { id: row.id, team_id: row.teamId, url: row.url, payload: row.payload },
+        maxAttempts <= 1,
+      );
+    } catch (error) {
+      // Not recorded (the database failed): a job makes the attempt again, as if it had never been made here.
+      options.log?.error({ err: error, deliveryId: row.id }, 'webhook deliveries: a first attempt failed');
+      await enqueueFirst([row.id]);
+      return;
+    }
+    if (!failure) return;
+    // The attempts left, as jobs; the first of them after the wait that scheduleRetry recorded.
+    await queue.enqueue(
+      'webhook.deliver',
+      { deliveryId: row.id },
+      { ...jobOptions(row.id, 1), delayMs: retryDelayAfter(1, delays) },
+    );
+  }
+
+  function send(rows: readonly NewDelivery[]): void {
+    for (const row of rows) {
+      if (stopped || sending.size >= concurrency) {
+        enqueueFirst([row.id]).catch((error) =>
+          options.log?.error({ err: error, deliveryId: row.id }, 'webhook deliveries: enqueueing failed'),
+        );
+        continue;
+      }
+      const done = firstAttempt(row)
+        .catch((error) =>
+          options.log?.error({ err: error, deliveryId: row.id }, 'webhook deliveries: a first attempt failed'),
+        )
+        .finally(() => sending.delete(row.id));
+      sending.set(row.id, done);
+    }
+  }
+
+  async function recordWithDeliveries(
+    tx: Kysely<Database>,
+    event: NewEvent,
+    target?: { exportId: string; webhookUrl: string | null },
+  ): Promise<NewDelivery[]> {
+    const txRepo = createDeliveryRepository(tx);
+    const def = WEBHOOK_ACTIONS.find((a) => a.name === event.action);
+    const hooks = def ? await txRepo.subscribers(event.teamId, def.id) : [];
+    const payload = await recordEvent(tx, event, { dispatched: true });
+    const rows: NewDelivery[] = hooks.map((hook) => {
+      const id = randomUUID();
+      return {
+        id,
+        teamId: event.teamId,
+        webhookId: hook.id,
+        eventId: payload.id,
+        exportId: null,
+        action: event.action,
+        url: hook.url,
+        // As dispatchEvent makes them: the event's payload with the delivery's id first.
+        payload: JSON.stringify({ ...payload, id }),
+        at: payload.occurredAt,
+      };
+    });
+    if (target?.webhookUrl) {
+      const id = randomUUID();
+      rows.push({
+        id,
+        teamId: event.teamId,
+        webhookId: null,
+        eventId: null,
+        exportId: target.exportId,
+        action: event.action,
+        url: target.webhookUrl,
+        payload: JSON.stringify({
+          id,
+          action: event.action,
+          teamId: event.teamId,
+          occurredAt: payload.occurredAt,
+          data: event.data,
+        }),
+        at: payload.occurredAt,
+      });
+    }
+    // One statement for all of them.
+    await txRepo.insert(rows);
+    return rows;
+  }
+
   return {
     register() {
       queue.process('webhook.deliver', deliver, {
-        concurrency: options.concurrency ?? 8,
+        concurrency,
         // Its process died during the last attempt, or the attempt could not be recorded.
         onExhausted: async (job) => {
           try {
@@ -419,7 +550,7 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
       void kick();
       runSweep();
       dispatchTimer = setInterval(() => void kick(), options.dispatchIntervalMs ?? 1_000);
-      sweepTimer = setInterval(runSweep, options.sweepIntervalMs ?? 60_000);
+      sweepTimer = setInterval(runSweep, options.sweepIntervalMs ?? 15_000);
       dispatchTimer.unref();
       sweepTimer.unref();
     },
@@ -430,10 +561,12 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
       if (sweepTimer) clearInterval(sweepTimer);
       dispatchTimer = null;
       sweepTimer = null;
-      await Promise.all([dispatching, sweeping]);
+      await Promise.all([dispatching, sweeping, ...sending.values()]);
     },
 
     kick,
+    recordWithDeliveries,
+    send,
 
     async insertExportDelivery(tx, delivery) {
       const id = randomUUID();

@@ -26,8 +26,15 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
-/** Writes the event to the outbox as a pending row due at once, and returns its payload. */
-export async function recordEvent(db: Kysely<Database>, event: NewEvent): Promise<EventPayload> {
+/**
+ * Writes the event to the outbox as a pending row due at once, and returns its payload. `dispatched`: the caller
+ * inserts the event's deliveries in the same transaction (events/deliveries.ts, recordWithDeliveries).
+ */
+export async function recordEvent(
+  db: Kysely<Database>,
+  event: NewEvent,
+  options: { dispatched?: boolean } = {},
+): Promise<EventPayload> {
   const payload: EventPayload = {
     id: randomUUID(),
     action: event.action,
@@ -41,6 +48,7 @@ export async function recordEvent(db: Kysely<Database>, event: NewEvent): Promis
     action: payload.action,
     payload: JSON.stringify(payload),
     occurredAt: payload.occurredAt,
+    dispatched: options.dispatched,
   });
   return payload;
 }

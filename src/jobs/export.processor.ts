@@ -50,7 +50,7 @@ export interface ExportProcessorOptions {
   links: ExportLinks;
   /** Team brand fonts (issue 17): rewrites the document's families and caches their files here. None: bundled only. */
   brandFonts?: BrandFontPreparer;
-  deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
+  deliveries: Pick<WebhookDeliveries, 'recordWithDeliveries' | 'send' | 'kick'>;
   /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
   thumbnails?: {
     fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
@@ -151,12 +151,17 @@ export function createExportProcessor(options: ExportProcessorOptions) {
    * set's zip, and a finish that failed here, get the `export.finish` job with its own retries. Finishing is
    * idempotent (a conditional update in one transaction), so a crash before or after it only repeats it.
    */
-  async function finishWhenSettled(exportId: string, row?: ExportRow): Promise<void> {
+  async function finishWhenSettled(
+    exportId: string,
+    row?: ExportRow,
+    settled?: { creative: CreativeRow; files: number },
+  ): Promise<void> {
     // An export that makes no zip is finished in place by whichever of its jobs settles last: finishExport reads its
-    // files after this job's settle committed, so of two jobs settling at once the later one sees both settled.
+    // files after this job's settle committed, so of two jobs settling at once the later one sees both settled. An
+    // export of one file is known whole from its settle (nothing to read again).
     if (row && row.is_set !== 1) {
       try {
-        await finishExport(exportId, row);
+        await finishExport(exportId, row, settled?.files === 1 ? [settled.creative] : undefined);
         return;
       } catch (error) {
         options.log?.error({ err: error, exportId }, 'export: finishing in place failed; a finish job retries it');
@@ -223,13 +228,13 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   async function renderCreative(job: Job<'export.creative'>): Promise<void> {
     const { exportId, creativeId } = job.payload;
-    const [row, creative] = await Promise.all([repo.findById(exportId), repo.findCreative(creativeId)]);
-    if (!row || !creative) return; // deleted with its team
-    if (creative.status !== 'pending' && creative.status !== 'inProgress') {
+    const { row, creative } = await repo.startRendering(exportId, creativeId);
+    if (!row) return; // deleted with its team
+    if (!creative) {
+      // Settled already (a job run again after a crash): finish the export if that was left undone.
       await finishWhenSettled(exportId, row);
       return;
     }
-    await repo.markRendering(exportId, creativeId);
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
     // The pool starts the budget when a thread takes the render: time waiting in line never counts against it.
@@ -240,8 +245,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       output = await render(row, creative, { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id) }, prepared);
     } catch (error) {
       const renderMs = Math.round(performance.now() - started);
+      let settled: Awaited<ReturnType<typeof repo.settleCreative>>;
       if (error instanceof AppError) {
-        await repo.settleCreative(creativeId, {
+        settled = await repo.settleCreative(creativeId, {
           status: 'failed',
           code: error.code,
           message: error.message,
@@ -249,7 +255,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
           findings: findingsOf(error),
         });
       } else if (error instanceof RenderTimeoutError) {
-        await repo.settleCreative(creativeId, {
+        settled = await repo.settleCreative(creativeId, {
           status: 'failed',
           code: 'RENDER_TIMEOUT',
           message: `rendering ${creative.file_name} took longer than its budget of ${budgetOf(row.format) / 1000} s`,
@@ -260,7 +266,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         // shutdown after the queue handed this job back: either way the file is not settled here.
         throw error;
       }
-      await finishWhenSettled(exportId, row);
+      await finishWhenSettled(exportId, row, settled);
       return;
     }
     const renderMs = Math.round(performance.now() - started);
@@ -279,7 +285,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     } finally {
       if (output.file !== undefined) await fs.promises.rm(output.file, { force: true });
     }
-    await repo.settleCreative(creativeId, {
+    const settled = await repo.settleCreative(creativeId, {
       status: 'complete',
       blobKey: key,
       bytes: size,
@@ -294,7 +300,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       fallbackKey,
     });
     // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.
-    await finishWhenSettled(exportId, row);
+    await finishWhenSettled(exportId, row, settled);
     if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
   }
 
@@ -400,11 +406,14 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     await finishExport(job.payload.exportId);
   }
 
-  /** `known`: the export's row as read before its files settled (its status is checked again when it is finished). */
-  async function finishExport(exportId: string, known?: ExportRow): Promise<void> {
+  /**
+   * `known`: the export's row as read before its files settled (its status is checked again when it is finished);
+   * `files`: every file of the export, settled, when the caller knows them.
+   */
+  async function finishExport(exportId: string, known?: ExportRow, files?: CreativeRow[]): Promise<void> {
     const row = known ?? (await repo.findById(exportId));
     if (!row || (row.status !== 'pending' && row.status !== 'inProgress')) return;
-    const creatives = await repo.creativesOf(row.id);
+    const creatives = files ?? (await repo.creativesOf(row.id));
     if (creatives.some((c) => c.status === 'pending' || c.status === 'inProgress')) return; // a later job finishes it
     const status = finalStatus(creatives);
     const errorLog = errorLogOf(creatives);
@@ -419,32 +428,30 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     };
     const view = await presentExport(finished, creatives, options.links);
     const action = status === 'complete' ? 'export/complete' : 'export/failed';
-    let droppedThumb: string | null = null;
-    const deliveryIds = await db.transaction().execute(async (tx) => {
+    let dropped: { thumbKey: string | null } | null = null;
+    // The export's event and every delivery of it (team webhooks, its webhookUrl) are written with its status.
+    const deliveries = await db.transaction().execute(async (tx) => {
       const done = await createExportRepository(tx).finish(row.id, {
         status,
         errorLog: finished.error_log,
         zipKey,
       });
       if (!done) return null;
-      if (status === 'failed') droppedThumb = (await dropNewDesign(tx, row))?.thumbKey ?? null;
-      await recordEvent(tx, { teamId: row.team_id, action, data: { export: view } });
-      if (!row.webhook_url) return [];
-      return [
-        await options.deliveries.insertExportDelivery(tx, {
-          teamId: row.team_id,
-          exportId: row.id,
-          url: row.webhook_url,
-          action,
-          data: { export: view },
-        }),
-      ];
+      if (status === 'failed') dropped = await dropNewDesign(tx, row);
+      return options.deliveries.recordWithDeliveries(
+        tx,
+        { teamId: row.team_id, action, data: { export: view } },
+        { exportId: row.id, webhookUrl: row.webhook_url },
+      );
     });
-    if (deliveryIds === null) return;
-    if (droppedThumb) await options.thumbnails?.discard([droppedThumb]);
+    if (deliveries === null) return;
     documents.delete(row.id);
     options.onFinished?.(row.format, status);
-    await options.deliveries.enqueue(deliveryIds);
+    options.deliveries.send(deliveries);
+    if (!dropped) return;
+    // The design's design/delete event went to the outbox as usual.
+    const { thumbKey } = dropped as { thumbKey: string | null };
+    if (thumbKey) await options.thumbnails?.discard([thumbKey]);
     options.deliveries
       .kick()
       .catch((error) => options.log?.error({ err: error, exportId: row.id }, 'export: dispatching its events failed'));

@@ -140,42 +140,18 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       );
   }
 
-  /** One statement, so that of two claimers only one gets a row; SQLite has a single writer anyway. */
-  async function claim(kinds: readonly string[]): Promise<JobRow | undefined> {
-    const at = clock();
-    // Fair order first (migration 0010): groups take turns; within a key, oldest first.
-    let pick = claimable(kinds, iso(at))
-      .select('id')
-      .orderBy('fair_key')
-      .orderBy('run_at')
-      .orderBy('seq')
-      .orderBy('id')
-      .limit(1);
-    if (dialect === 'postgres') pick = pick.forUpdate().skipLocked();
-    return db
-      .updateTable('jobs')
-      .set((eb) => ({
-        status: 'running',
-        attempts: eb('attempts', '+', 1),
-        lease_until: iso(at + leaseMs),
-        locked_by: instanceId,
-        updated_at: iso(at),
-      }))
-      .where('id', '=', pick)
-      .returningAll()
-      .executeTakeFirst();
-  }
-
   /**
    * Claims up to `free[kind]` due rows of each kind in one statement (issue 21: one claim per job, and one more that
    * found nothing, were a fifth of an export's statements). The rows of each kind are taken in the single claim's
-   * order (fair key, then due time, then enqueue order), so fairness between groups is unchanged. SQLite only: PostgreSQL refuses
-   * FOR UPDATE with a window function, so there two claimers would need SKIP LOCKED row by row (claim above).
+   * order (fair key, then due time, then enqueue order), so fairness between groups is unchanged. PostgreSQL refuses
+   * FOR UPDATE with a window function, so there each kind's rows are picked by a CTE of their own with
+   * `LIMIT … FOR UPDATE SKIP LOCKED` (claimBatchPostgres): two claimers still never take the same row.
    */
   async function claimBatch(free: ReadonlyMap<string, number>): Promise<JobRow[]> {
     const at = clock();
     const now = iso(at);
     const kinds = [...free.keys()];
+    if (dialect === 'postgres') return sortClaimed(await claimBatchPostgres(free, at));
     const limits = sql.join(
       kinds.map((kind) => sql`(ranked.kind = ${kind} and ranked.rn <= ${free.get(kind) as number})`),
       sql` or `,
@@ -193,7 +169,37 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
         where ${limits}
       )
       returning *`.execute(db);
-    return rows.rows.sort(
+    return sortClaimed(rows.rows);
+  }
+
+  async function claimBatchPostgres(free: ReadonlyMap<string, number>, at: number): Promise<JobRow[]> {
+    const now = iso(at);
+    const picks = [...free].map(
+      ([kind, limit], i) => sql`${sql.id(`k${i}`)} as (
+        select id from jobs
+        where kind = ${kind}
+          and ((status = 'queued' and run_at <= ${now}) or (status = 'running' and lease_until < ${now}))
+        order by fair_key, run_at, seq, id
+        limit ${limit}
+        for update skip locked
+      )`,
+    );
+    const picked = sql.join(
+      [...free.keys()].map((_, i) => sql`select id from ${sql.id(`k${i}`)}`),
+      sql` union all `,
+    );
+    const rows = await sql<JobRow>`
+      with ${sql.join(picks)}
+      update jobs set status = 'running', attempts = attempts + 1, lease_until = ${iso(at + leaseMs)},
+        locked_by = ${instanceId}, updated_at = ${now}
+      where id in (${picked})
+      returning *`.execute(db);
+    return rows.rows;
+  }
+
+  /** The claimed rows in the order a single claim would have taken them. */
+  function sortClaimed(rows: JobRow[]): JobRow[] {
+    return rows.sort(
       (a, b) =>
         a.fair_key - b.fair_key ||
         a.run_at.localeCompare(b.run_at) ||
@@ -264,18 +270,11 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
           if (free.size === 0) break;
           // Cleared before the await: an enqueue while the claim runs sets it again, and the loop looks once more.
           dirty = false;
-          if (dialect === 'sqlite') {
-            const rows = await claimBatch(free);
-            const asked = [...free.values()].reduce((sum, n) => sum + n, 0);
-            if (rows.length === asked) dirty = true; // there may be more than the free slots took
-            for (const row of rows) launch(row);
-            if (rows.length === 0) break;
-          } else {
-            const row = await claim([...free.keys()]);
-            if (!row) break;
-            dirty = true;
-            launch(row);
-          }
+          const rows = await claimBatch(free);
+          const asked = [...free.values()].reduce((sum, n) => sum + n, 0);
+          if (rows.length === asked) dirty = true; // there may be more than the free slots took
+          for (const row of rows) launch(row);
+          if (rows.length === 0) break;
         }
         await housekeeping();
       } while (pumpAgain && !stopping);

@@ -37,7 +37,9 @@ export function openDatabase(options: DbOptions): Db {
   const trace = process.env.PLACARD_SQL_TRACE === '1';
   const log = (event: LogEvent) => {
     if (event.level === 'query') statements += 1;
-    if (trace && event.level === 'query') process.stderr.write(`SQL ${event.query.sql.slice(0, 160)}\n`);
+    if (trace && event.level === 'query') {
+      process.stderr.write(`SQL ${event.query.sql.replace(/\s+/g, ' ').trim().slice(0, 200)}  ← ${origin()}\n`);
+    }
   };
   if (options.databaseUrl) {
     const pool = new pg.Pool({
@@ -76,6 +78,16 @@ export function openDatabase(options: DbOptions): Db {
     },
     close: () => kysely.destroy(),
   };
+}
+
+/** The first frames of the service's own code below the database layer: who issued a traced statement. */
+function origin(): string {
+  const frames = (new Error().stack ?? '').split('\n').slice(1);
+  const own = frames
+    .map((frame) => /src\/(.+?):(\d+):\d+/.exec(frame))
+    .filter((m): m is RegExpExecArray => m !== null && !m[1].startsWith('storage/db/database'))
+    .map((m) => `${m[1]}:${m[2]}`);
+  return own.slice(0, 3).join(' < ') || '?';
 }
 
 /** ISO 8601 UTC with milliseconds, the one timestamp format of the service. */

@@ -1,7 +1,7 @@
 // Webhook deliveries and their attempts (SPEC §8), and the outbox claim that creates them. A delivery is settled
 // only while it is pending (guarded updates), so a late or duplicate attempt never overwrites a final status; an
 // outbox row moves from pending to dispatched once, whichever process gets there first.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type QueryCreator, sql } from 'kysely';
 import type { OrderBy, OrderDirection } from '../../../domain/page.js';
 import type { Database } from '../schema.js';
 
@@ -98,6 +98,8 @@ const SORT_COLUMN: Record<OrderBy, string> = {
 };
 
 export function createDeliveryRepository(db: Kysely<Database>) {
+  // PostgreSQL writes to two tables in one statement (a data-modifying WITH); SQLite needs a transaction for it.
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   function filtered(teamId: number, filters: DeliveryFilters) {
     let query = db.selectFrom('webhook_deliveries').where('team_id', '=', teamId);
     if (filters.webhookId !== undefined) query = query.where('webhook_id', '=', filters.webhookId);
@@ -156,9 +158,8 @@ export function createDeliveryRepository(db: Kysely<Database>) {
      * statement less per webhook call, and no moment where the attempt is recorded but the delivery still pending).
      */
     async recordAttempt(attempt: DeliveryAttemptRow, succeededAt?: string): Promise<number> {
-      return db.transaction().execute(async (tx) => {
-        await tx.insertInto('webhook_delivery_attempts').values(attempt).execute();
-        const row = await tx
+      const count = (executor: Pick<QueryCreator<Database>, 'updateTable'>) =>
+        executor
           .updateTable('webhook_deliveries')
           .set((eb) => ({
             attempt_count: eb('attempt_count', '+', 1),
@@ -166,8 +167,17 @@ export function createDeliveryRepository(db: Kysely<Database>) {
             ...(succeededAt ? { status: 'succeeded' as const, next_attempt_at: null } : {}),
           }))
           .where('id', '=', attempt.delivery_id)
-          .returning('attempt_count')
-          .executeTakeFirst();
+          .returning('attempt_count');
+      if (postgres) {
+        // One statement, atomic by itself (issue 21: a round trip instead of four).
+        const row = await count(
+          db.with('attempt', (qb) => qb.insertInto('webhook_delivery_attempts').values(attempt)),
+        ).executeTakeFirst();
+        return row?.attempt_count ?? 0;
+      }
+      return db.transaction().execute(async (tx) => {
+        await tx.insertInto('webhook_delivery_attempts').values(attempt).execute();
+        const row = await count(tx).executeTakeFirst();
         return row?.attempt_count ?? 0;
       });
     },
@@ -236,12 +246,23 @@ export function createDeliveryRepository(db: Kysely<Database>) {
     },
 
     /** Pending deliveries whose attempt was due before `before`: their job may never have been enqueued. */
-    async overdue(before: string, limit: number): Promise<DeliveryRow[]> {
+    /**
+     * Pending deliveries due before `before`, and (`untriedBefore`) those never tried that were due before it: a
+     * first attempt made in process without a job (events/deliveries.ts) whose process died.
+     */
+    async overdue(before: string, limit: number, untriedBefore?: string): Promise<DeliveryRow[]> {
       return db
         .selectFrom('webhook_deliveries')
         .select(COLUMNS)
         .where('status', '=', 'pending')
-        .where('next_attempt_at', '<', before)
+        .where((eb) =>
+          untriedBefore === undefined
+            ? eb('next_attempt_at', '<', before)
+            : eb.or([
+                eb('next_attempt_at', '<', before),
+                eb.and([eb('attempt_count', '=', 0), eb('next_attempt_at', '<', untriedBefore)]),
+              ]),
+        )
         .orderBy('next_attempt_at')
         .limit(limit)
         .execute();

@@ -18,8 +18,18 @@ const COLUMNS = ['id', 'team_id', 'action', 'payload', 'occurred_at', 'status', 
 
 export function createEventRepository(db: Kysely<Database>) {
   return {
-    /** A pending row, due at once. */
-    async insert(event: { id: string; teamId: number; action: string; payload: string; occurredAt: string }) {
+    /**
+     * A pending row, due at once; or (`dispatched`) one whose deliveries the caller inserts in the same transaction,
+     * so the dispatcher never reads it (issue 21).
+     */
+    async insert(event: {
+      id: string;
+      teamId: number;
+      action: string;
+      payload: string;
+      occurredAt: string;
+      dispatched?: boolean;
+    }) {
       await db
         .insertInto('events_outbox')
         .values({
@@ -28,8 +38,8 @@ export function createEventRepository(db: Kysely<Database>) {
           action: event.action,
           payload: event.payload,
           occurred_at: event.occurredAt,
-          status: 'pending',
-          attempts: 0,
+          status: event.dispatched ? 'dispatched' : 'pending',
+          attempts: event.dispatched ? 1 : 0,
           next_attempt_at: event.occurredAt,
         })
         .execute();

@@ -107,25 +107,44 @@ export function createExportRepository(db: Kysely<Database>) {
       return db.selectFrom('export_creatives').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    /** pending → inProgress for the export and the creative about to render (no-ops when already further). */
-    async markRendering(exportId: string, creativeId: string): Promise<void> {
+    /**
+     * pending → inProgress for the export and the creative about to render, each in the statement that reads it
+     * (issue 21: two statements, not four). The export is answered whatever its status (a settled one is left as it
+     * is); the creative only while it is unsettled, so undefined means settled already (or deleted with its export).
+     */
+    async startRendering(
+      exportId: string,
+      creativeId: string,
+    ): Promise<{ row: ExportRow | undefined; creative: CreativeRow | undefined }> {
       const at = now();
-      await db
+      const row = await db
         .updateTable('exports')
-        .set({ status: 'inProgress', updated_at: at })
+        .set((eb) => ({
+          status: eb.case().when('status', '=', 'pending').then('inProgress').else(eb.ref('status')).end(),
+          updated_at: eb.case().when('status', '=', 'pending').then(at).else(eb.ref('updated_at')).end(),
+        }))
         .where('id', '=', exportId)
-        .where('status', '=', 'pending')
-        .execute();
-      await db
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) return { row, creative: undefined };
+      const creative = await db
         .updateTable('export_creatives')
         .set({ status: 'inProgress', updated_at: at })
         .where('id', '=', creativeId)
-        .where('status', '=', 'pending')
-        .execute();
+        .where('status', 'in', UNSETTLED)
+        .returningAll()
+        .executeTakeFirst();
+      return { row, creative };
     },
 
-    /** Settles a creative that is not settled yet; false when it already was. */
-    async settleCreative(id: string, outcome: CreativeOutcome): Promise<boolean> {
+    /**
+     * Settles a creative that is not settled yet: the row as settled and how many files its export makes (one: the
+     * export's files are known without reading them again); undefined when it was settled already.
+     */
+    async settleCreative(
+      id: string,
+      outcome: CreativeOutcome,
+    ): Promise<{ creative: CreativeRow; files: number } | undefined> {
       const values =
         outcome.status === 'complete'
           ? {
@@ -144,13 +163,23 @@ export function createExportRepository(db: Kysely<Database>) {
               render_ms: outcome.renderMs ?? null,
               findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
             };
-      const result = await db
+      const settled = await db
         .updateTable('export_creatives')
         .set({ ...values, progress: 1, updated_at: now() })
         .where('id', '=', id)
         .where('status', 'in', UNSETTLED)
+        .returningAll()
+        .returning((eb) =>
+          eb
+            .selectFrom('export_creatives as sibling')
+            .select((sb) => sb.fn.countAll<number>().as('n'))
+            .whereRef('sibling.export_id', '=', 'export_creatives.export_id')
+            .as('files'),
+        )
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      if (!settled) return undefined;
+      const { files, ...creative } = settled;
+      return { creative: creative as CreativeRow, files: Number(files) };
     },
 
     /** How far a creative being made is (0..1); a settled creative keeps its 1. */
