@@ -47,7 +47,9 @@ describe('webhook deliveries routes', () => {
   const received: Received[] = [];
 
   before(async () => {
-    t = await startTestApp();
+    // Retries 1.5 s apart: a delivery to a receiver that is down stays pending for seconds, long enough for a loaded
+    // machine to see it so (at 50–200 ms, three deliveries could all be spent before one poll saw them pending).
+    t = await startTestApp({ webhookRetryDelaysMs: [1_500, 1_500, 1_500] });
     server = http.createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c));
@@ -120,8 +122,8 @@ describe('webhook deliveries routes', () => {
         nodes.map(() => ['cancelled', null]),
       );
       assert.deepEqual((await list(team, '?status=cancelled')).nodes.length, 3);
-      // The retries were due within 50–200 ms (the test app's delays): wait past all of them and the queue's polls.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // The retries were due within 1.5 s (the delays above): wait past all of them and the queue's polls.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
       // An attempt already on the wire when the change committed may still land; nothing after it.
       assert.ok(received.filter((r) => r.path === path).length <= afterChange + 3);
       const settled = received.filter((r) => r.path === path).length;
