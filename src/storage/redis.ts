@@ -1,10 +1,65 @@
 // The one Redis connection of a scaled-out process, shared by the BullMQ queues, the rate limiter and the idempotency
 // store. `maxRetriesPerRequest: null` is what BullMQ requires: a command waits for Redis to come back instead of
 // failing after a few retries, so a Redis restart pauses the workers rather than failing their jobs.
-import { Redis } from 'ioredis';
+import { type Command, Redis } from 'ioredis';
 import { AppError } from '../errors.js';
+import { roundTrips } from './round-trips.js';
 
 export type RedisClient = Redis;
+
+/** Commands that wait on the server until something arrives: idle time, not work (storage/round-trips.ts). */
+const BLOCKING = new Set([
+  'blpop',
+  'brpop',
+  'brpoplpush',
+  'blmove',
+  'blmpop',
+  'bzpopmin',
+  'bzpopmax',
+  'bzmpop',
+  'wait',
+]);
+
+type SendCommand = (this: Redis, command: Command, stream?: object) => unknown;
+
+/**
+ * Counts every command of every connection of this process into `roundTrips.redis`. ioredis has no command hook, so
+ * its public `sendCommand` is wrapped once on the prototype: BullMQ's own duplicates of the shared connection are
+ * counted too. A pipeline (and a MULTI, which ioredis pipelines) passes its buffer as `stream`: its commands share
+ * one write and one wait, so the pipeline is one round trip however many commands it holds.
+ */
+function countCommands() {
+  const prototype = Redis.prototype as unknown as { sendCommand: SendCommand; countedByPlacard?: true };
+  if (prototype.countedByPlacard) return;
+  prototype.countedByPlacard = true;
+  const send = prototype.sendCommand;
+  const pipelines = new WeakMap<object, { started: number; pending: number }>();
+  const tally = roundTrips.redis;
+  prototype.sendCommand = function (this: Redis, command: Command, stream?: object) {
+    const name = command.name.toLowerCase();
+    if (BLOCKING.has(name) || (name.startsWith('x') && command.args.some((a) => String(a).toUpperCase() === 'BLOCK'))) {
+      tally.blocking += 1;
+      return send.call(this, command, stream);
+    }
+    tally.requests += 1;
+    tally.byCommand.set(name, (tally.byCommand.get(name) ?? 0) + 1);
+    const now = performance.now();
+    let trip = stream ? pipelines.get(stream) : undefined;
+    if (!trip) {
+      trip = { started: now, pending: 0 };
+      tally.roundTrips += 1;
+      if (stream) pipelines.set(stream, trip);
+    }
+    trip.pending += 1;
+    const settled = () => {
+      trip.pending -= 1;
+      if (trip.pending === 0) tally.ms += performance.now() - trip.started;
+    };
+    command.promise.then(settled, settled);
+    return send.call(this, command, stream);
+  };
+}
+countCommands();
 
 export function openRedis(url: string): RedisClient {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
