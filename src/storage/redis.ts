@@ -25,15 +25,16 @@ type SendCommand = (this: Redis, command: Command, stream?: object) => unknown;
 /**
  * Counts every command of every connection of this process into `roundTrips.redis`. ioredis has no command hook, so
  * its public `sendCommand` is wrapped once on the prototype: BullMQ's own duplicates of the shared connection are
- * counted too. A pipeline (and a MULTI, which ioredis pipelines) passes its buffer as `stream`: its commands share
- * one write and one wait, so the pipeline is one round trip however many commands it holds.
+ * counted too. A round trip is a wait that begins on an idle connection: commands sent while others are still
+ * unanswered (a pipeline, a MULTI, calls made together with Promise.all) share it, as they share the wire; commands
+ * awaited one after the other are one round trip each. Its time is the time the connection is busy.
  */
 function countCommands() {
   const prototype = Redis.prototype as unknown as { sendCommand: SendCommand; countedByPlacard?: true };
   if (prototype.countedByPlacard) return;
   prototype.countedByPlacard = true;
   const send = prototype.sendCommand;
-  const pipelines = new WeakMap<object, { started: number; pending: number }>();
+  const connections = new WeakMap<Redis, { outstanding: number; busySince: number }>();
   const tally = roundTrips.redis;
   prototype.sendCommand = function (this: Redis, command: Command, stream?: object) {
     const name = command.name.toLowerCase();
@@ -43,17 +44,20 @@ function countCommands() {
     }
     tally.requests += 1;
     tally.byCommand.set(name, (tally.byCommand.get(name) ?? 0) + 1);
-    const now = performance.now();
-    let trip = stream ? pipelines.get(stream) : undefined;
-    if (!trip) {
-      trip = { started: now, pending: 0 };
-      tally.roundTrips += 1;
-      if (stream) pipelines.set(stream, trip);
+    let connection = connections.get(this);
+    if (!connection) {
+      connection = { outstanding: 0, busySince: 0 };
+      connections.set(this, connection);
     }
-    trip.pending += 1;
+    const state = connection;
+    if (state.outstanding === 0) {
+      tally.roundTrips += 1;
+      state.busySince = performance.now();
+    }
+    state.outstanding += 1;
     const settled = () => {
-      trip.pending -= 1;
-      if (trip.pending === 0) tally.ms += performance.now() - trip.started;
+      state.outstanding -= 1;
+      if (state.outstanding === 0) tally.ms += performance.now() - state.busySince;
     };
     command.promise.then(settled, settled);
     return send.call(this, command, stream);

@@ -7,9 +7,13 @@
 export interface TierTally {
   /** Requests sent: Redis commands (blocking waits excluded), S3 HTTP requests (retries included). */
   requests: number;
-  /** Waits for an answer: a Redis pipeline or MULTI is one however many commands it holds; one per S3 request. */
+  /**
+   * Waits for an answer. Redis: a wait that begins on an idle connection; commands sent while others are unanswered
+   * (a pipeline, a MULTI, calls made together) share it, commands awaited one after another count one each. S3: one
+   * per request.
+   */
   roundTrips: number;
-  /** Milliseconds from sending to the answer, summed over round trips (concurrent ones overlap, so it can exceed wall). */
+  /** Milliseconds waited: Redis, the time its connections are busy; S3, summed over requests (they can overlap). */
   ms: number;
 }
 
