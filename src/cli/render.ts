@@ -206,7 +206,8 @@ let compiledChanges: ValidateFunction<ChangesFile> | undefined;
 
 function withChanges(document: DesignDocument, file: string, fonts: FontLookup): DesignDocument {
   const raw = readJson(file, 'changes file');
-  const checkChanges = (compiledChanges ??= ajv.compile<ChangesFile>(ChangesFile));
+  compiledChanges ??= ajv.compile<ChangesFile>(ChangesFile);
+  const checkChanges = compiledChanges;
   if (!checkChanges(raw)) {
     const { message, details } = describeValidation(checkChanges.errors ?? [], 'body');
     throw new AppError('VALIDATION_FAILED', message, { details });
