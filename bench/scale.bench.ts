@@ -1,15 +1,27 @@
 // The scaled-out shape (dist/): one `placard serve` with PLACARD_ROLE=api and 1, then 2 `placard worker` processes
-// (one render thread each) over PostgreSQL, Redis (BullMQ) and an S3-protocol server (s3rver, started here). Each
-// run submits export-with-changes PNG exports, 16 in flight, each with a headline of its own (no cache hits), and
-// waits for every webhook: exports per second = exports ÷ (first POST → last webhook).
+// (one render thread each) over PostgreSQL, Redis (BullMQ) and an S3-protocol server (s3rver, started here), beside
+// the embedded shape (one `placard serve`: SQLite, the job table, local disk) with 1, then 2 render threads, on the
+// same machine in the same run. Each run submits export-with-changes PNG exports, 16 in flight, each with a headline
+// of its own (no cache hits), rate limits on (limits out of reach, as a deployment runs them), and waits for every
+// webhook: exports per second = exports ÷ (first POST → last webhook).
+// Where an export's time goes (issue 21): every process's /metrics is read before and after a run (CPU seconds, SQL
+// statements, Redis commands, round trips and busy time, S3 requests and their time), and PostgreSQL's own
+// pg_stat_database (transactions, time executing statements) for the bench's database; divided by the exports.
 // Needs PostgreSQL and Redis: DATABASE_URL and REDIS_URL, or the machine's defaults (127.0.0.1:5432 user postgres,
-// 127.0.0.1:6379). A database and a Redis key prefix of its own, removed afterwards (bench/service.ts).
+// 127.0.0.1:6379). A database and a Redis key prefix of its own, removed afterwards.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
 import { DESIGN_DOCUMENT_EXAMPLE } from '../src/domain/design-document-doc.js';
-import { scaledOutUnavailable, startScaledOut } from './service.js';
+import { deleteKeysWithPrefix, openRedis } from '../src/storage/redis.js';
+import { freePort } from '../test/helpers/ports.js';
+import { createTestBucket } from '../test/helpers/s3-server.js';
 import { printTable } from './table.js';
 
 const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 100);
@@ -18,6 +30,16 @@ const WORKER_COUNTS = [1, 2];
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
 type Json = any;
+
+async function pgAdmin(connectionString: string, text: string) {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
 
 /** Resolves each export's webhook arrival time (performance.now()). */
 async function webhookReceiver() {
@@ -58,95 +80,333 @@ async function webhookReceiver() {
   };
 }
 
+async function startProcess(command: 'serve' | 'worker', env: NodeJS.ProcessEnv, publicUrl: string, dir?: string) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const dataDir = dir ?? fs.mkdtempSync(path.join(os.tmpdir(), `placard-bench-${command}-`));
+  const child: ChildProcess = spawn(process.execPath, ['bin/placard.js', command], {
+    env: { ...env, PORT: String(port), PLACARD_PUBLIC_URL: publicUrl || url, PLACARD_DATA_DIR: dataDir },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; !(await fetch(`${url}/readyz`).catch(() => null))?.ok; i++) {
+    if (child.exitCode !== null || i > 600) throw new Error(`placard ${command} did not start`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    /** Counters of the process's /metrics, summed over their labels. */
+    async counters(): Promise<Map<string, number>> {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const totals = new Map<string, number>();
+      for (const [, name, value] of text.matchAll(/^(placard_[a-z0-9_]+?)(?:\{[^}]*\})? ([0-9.e+-]+|NaN)$/gm)) {
+        const n = Number(value);
+        if (Number.isFinite(n)) totals.set(name, (totals.get(name) ?? 0) + n);
+      }
+      return totals;
+    },
+    async stop() {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+type Process = Awaited<ReturnType<typeof startProcess>>;
+
+const COUNTERS = {
+  cpu: 'placard_process_cpu_seconds_total',
+  sql: 'placard_sql_statements_total',
+  redisCommands: 'placard_redis_commands_total',
+  redisTrips: 'placard_redis_round_trips_total',
+  redisSeconds: 'placard_redis_seconds_total',
+  s3Requests: 'placard_s3_requests_total',
+  s3Seconds: 'placard_s3_seconds_total',
+} as const;
+type Counter = keyof typeof COUNTERS;
+
+/** The counters of each process, summed over the processes of one role. */
+async function readCounters(processes: Process[]): Promise<Record<Counter, number>> {
+  const all = await Promise.all(processes.map((p) => p.counters()));
+  const out = {} as Record<Counter, number>;
+  for (const [key, name] of Object.entries(COUNTERS) as [Counter, string][]) {
+    out[key] = all.reduce((sum, totals) => sum + (totals.get(name) ?? 0), 0);
+  }
+  return out;
+}
+
+/** A shape to export from: the API, a token, and a template of the banner. */
+async function setUp(api: Process, env: NodeJS.ProcessEnv, adminDataDir: string) {
+  const credential = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['bin/placard.js', 'admin', 'create-team', '--name', 'Bench', '--owner-email', 'owner@bench.local'],
+      { env: { ...env, PLACARD_DATA_DIR: adminDataDir }, encoding: 'utf8' },
+    ),
+  ) as { clientId: string; clientSecret: string };
+  const { token } = (await (
+    await fetch(`${api.url}/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientId: credential.clientId, clientSecret: credential.clientSecret }),
+    })
+  ).json()) as { token: string };
+  const call = async (method: string, route: string, body?: unknown): Promise<Json> => {
+    const res = await fetch(`${api.url}${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json();
+    if (res.status !== 200) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const kit = await call('POST', '/v1/brandkits/create', { name: 'Bench kit' });
+  const project = await call('POST', '/v1/projects', { name: 'Bench', brandKitId: kit.response.brandKit.id });
+  const banner = structuredClone(DESIGN_DOCUMENT_EXAMPLE) as Json;
+  // No remote photo: the bench measures rendering and the pipeline, not a media server.
+  const elements = banner.sizes[0].slides[0].elements as Json[];
+  elements.splice(0, elements.length, ...elements.filter((e) => e.type !== 'image'));
+  const template = (
+    await call('POST', '/v1/templates/import', {
+      projectId: project.response.project.id,
+      name: 'Bench banner',
+      document: banner,
+    })
+  ).response.template.id as string;
+  return { call, template };
+}
+
 export async function benchScale() {
-  const unavailable = await scaledOutUnavailable();
-  if (unavailable) {
-    console.log(`\n### Scaled out: skipped — ${unavailable}`);
+  const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  try {
+    await pgAdmin(serverUrl, 'select 1');
+    const probe = openRedis(redisUrl);
+    probe.on('error', () => {});
+    await Promise.race([
+      probe.ping(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer')), 3_000)),
+    ]).finally(() => probe.disconnect());
+  } catch (error) {
+    console.log(`\n### Scaled out: skipped — needs PostgreSQL and Redis (${(error as Error).message})`);
     return;
   }
+  const database = `placard_bench_${randomBytes(4).toString('hex')}`;
+  await pgAdmin(serverUrl, `create database ${database}`);
+  const dbUrl = new URL(serverUrl);
+  dbUrl.pathname = `/${database}`;
+  const prefix = `placard-bench-${randomBytes(4).toString('hex')}`;
+  const bucket = await createTestBucket();
   const hooks = await webhookReceiver();
-  const service = await startScaledOut(0, {}, { team: true });
-  try {
-    const call = async (method: string, route: string, body?: unknown): Promise<Json> =>
-      (await service.api.api(method, route, body)).json;
-    const kit = await call('POST', '/v1/brandkits/create', { name: 'Bench kit' });
-    const project = await call('POST', '/v1/projects', { name: 'Bench', brandKitId: kit.response.brandKit.id });
-    const banner = structuredClone(DESIGN_DOCUMENT_EXAMPLE) as Json;
-    // No remote photo: the bench measures rendering and the pipeline, not a media server.
-    const elements = banner.sizes[0].slides[0].elements as Json[];
-    elements.splice(0, elements.length, ...elements.filter((e) => e.type !== 'image'));
-    const template = (
-      await call('POST', '/v1/templates/import', {
-        projectId: project.response.project.id,
-        name: 'Bench banner',
-        document: banner,
-      })
-    ).response.template.id as string;
-
-    let labels = 0;
-    async function run(count: number, exportSettings?: object) {
-      const latencies: number[] = [];
-      let next = 0;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
-          while (next < count) {
-            next += 1;
-            const submitted = performance.now();
-            const accepted = await call('POST', '/v1/export-with-changes', {
-              templateHash: template,
-              type: 'png',
-              webhookUrl: hooks.url,
-              elementsChanges: [
-                { elementName: 'headline', changes: [{ attribute: 'LABEL', value: `Scale ${++labels}` }] },
-              ],
-              ...(exportSettings ? { exportSettings } : {}),
-            });
-            latencies.push((await hooks.wait(accepted.response.export.id)) - submitted);
-          }
-        }),
+  const common: NodeJS.ProcessEnv = {
+    ...process.env,
+    PLACARD_JWT_SECRET: randomBytes(24).toString('hex'),
+    PLACARD_DEMO: 'false',
+    PLACARD_RATE_LIMIT: 'true',
+    PLACARD_RATE_LIMIT_EXPORTS: '1000000000',
+    PLACARD_RATE_LIMIT_OTHER: '1000000000',
+    PLACARD_ALLOW_PRIVATE_URLS: 'true',
+    LOG_LEVEL: 'warn',
+  };
+  for (const name of [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'S3_ENDPOINT',
+    'S3_BUCKET',
+    'S3_ACCESS_KEY_ID',
+    'S3_SECRET_ACCESS_KEY',
+  ]) {
+    delete common[name];
+  }
+  const scaledEnv: NodeJS.ProcessEnv = {
+    ...common,
+    DATABASE_URL: dbUrl.toString(),
+    REDIS_URL: redisUrl,
+    PLACARD_REDIS_PREFIX: prefix,
+    S3_ENDPOINT: bucket.settings.endpoint,
+    S3_BUCKET: bucket.settings.bucket,
+    S3_ACCESS_KEY_ID: bucket.settings.accessKeyId,
+    S3_SECRET_ACCESS_KEY: bucket.settings.secretAccessKey,
+    PLACARD_RENDER_THREADS: '1',
+  };
+  /** PostgreSQL's own count of the bench database's transactions and its time executing statements (ms). */
+  const pgStats = async () => {
+    // Backends report their statistics when idle, at most once a second.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        'select xact_commit + xact_rollback as transactions, active_time from pg_stat_database where datname = $1',
+        [database],
       );
-      return { wallMs: performance.now() - started, latencies: latencies.sort((a, b) => a - b) };
+      return { transactions: Number(rows[0].transactions), activeMs: Number(rows[0].active_time) };
+    } finally {
+      await client.end();
+    }
+  };
+
+  let labels = 0;
+  async function run(
+    shape: { call: (method: string, route: string, body?: unknown) => Promise<Json>; template: string },
+    count: number,
+    exportSettings?: object,
+  ) {
+    const latencies: number[] = [];
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, count) }, async () => {
+        while (next < count) {
+          next += 1;
+          const submitted = performance.now();
+          const accepted = await shape.call('POST', '/v1/export-with-changes', {
+            templateHash: shape.template,
+            type: 'png',
+            webhookUrl: hooks.url,
+            elementsChanges: [
+              { elementName: 'headline', changes: [{ attribute: 'LABEL', value: `Scale ${++labels}` }] },
+            ],
+            ...(exportSettings ? { exportSettings } : {}),
+          });
+          latencies.push((await hooks.wait(accepted.response.export.id)) - submitted);
+        }
+      }),
+    );
+    return { wallMs: performance.now() - started, latencies: latencies.sort((a, b) => a - b) };
+  }
+
+  // The plain banner is cheap to draw, so the shared pipeline dominates; at scale 4 (1200x1000) the render does.
+  const scenarios = [
+    { name: 'PNG 300x250', settings: undefined },
+    { name: 'PNG 300x250 at scale 4 (1200x1000)', settings: { scale: 4 } },
+  ];
+  const rows: Array<Record<string, string | number>> = [];
+  const tiers: Array<Record<string, string | number>> = [];
+  const stops: Array<() => Promise<void>> = [];
+
+  /** Runs every scenario on a shape; `workers` are the processes that render (the API itself when embedded). */
+  async function measure(
+    label: string,
+    threads: number,
+    shape: Awaited<ReturnType<typeof setUp>>,
+    api: Process,
+    workers: Process[],
+    withPg: boolean,
+  ) {
+    await run(shape, 4 * threads); // warm-up: render threads started, fonts loaded
+    for (const scenario of scenarios) {
+      const before = { api: await readCounters([api]), workers: await readCounters(workers) };
+      const pgBefore = withPg ? await pgStats() : null;
+      const result = await run(shape, EXPORTS, scenario.settings);
+      const load = os.loadavg()[0];
+      const after = { api: await readCounters([api]), workers: await readCounters(workers) };
+      const pgAfter = withPg ? await pgStats() : null;
+      const rate = EXPORTS / (result.wallMs / 1000);
+      rows.push({
+        export: scenario.name,
+        shape: label,
+        'render threads': threads,
+        exports: EXPORTS,
+        'wall s': result.wallMs / 1000,
+        'exports/s': rate,
+        'p50 submit → webhook ms': Math.round(result.latencies[Math.floor(result.latencies.length / 2)]),
+        load: load.toFixed(1),
+      });
+      if (scenario.settings) continue;
+      const per = (side: 'api' | 'workers', key: Counter, scale = 1) =>
+        ((after[side][key] - before[side][key]) * scale) / EXPORTS;
+      const both = (key: Counter, scale = 1) =>
+        per('api', key, scale) + (workers.length ? per('workers', key, scale) : 0);
+      tiers.push({
+        shape: label,
+        'API CPU ms': per('api', 'cpu', 1000),
+        'worker CPU ms': workers.length ? per('workers', 'cpu', 1000) : '(in API)',
+        'SQL statements': both('sql'),
+        'PG transactions': pgAfter && pgBefore ? (pgAfter.transactions - pgBefore.transactions) / EXPORTS : '—',
+        'PG executing ms': pgAfter && pgBefore ? (pgAfter.activeMs - pgBefore.activeMs) / EXPORTS : '—',
+        'Redis commands (API + workers)': `${per('api', 'redisCommands').toFixed(1)} + ${per('workers', 'redisCommands').toFixed(1)}`,
+        'Redis round trips': both('redisTrips'),
+        'Redis busy ms': both('redisSeconds', 1000),
+        'S3 requests': both('s3Requests'),
+        'S3 ms': both('s3Seconds', 1000),
+        'wall ms per export (1 ÷ rate)': 1000 / rate,
+        load: load.toFixed(1),
+      });
+    }
+  }
+
+  try {
+    // Embedded: one process, SQLite, the job table, local disk; 1 then 2 render threads.
+    for (const threads of WORKER_COUNTS) {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-bench-embedded-'));
+      const env = { ...common, PLACARD_RENDER_THREADS: String(threads) };
+      execFileSync(process.execPath, ['bin/placard.js', 'migrate'], {
+        env: { ...env, PLACARD_DATA_DIR: dataDir },
+        stdio: 'ignore',
+      });
+      const api = await startProcess('serve', env, '', dataDir);
+      try {
+        const shape = await setUp(api, env, dataDir);
+        await measure('embedded', threads, shape, api, [], false);
+      } finally {
+        await api.stop();
+      }
     }
 
-    // The plain banner is cheap to draw, so the shared pipeline dominates; at scale 4 (1200x1000) the render does.
-    const scenarios = [
-      { name: 'PNG 300x250', settings: undefined },
-      { name: 'PNG 300x250 at scale 4 (1200x1000)', settings: { scale: 4 } },
-    ];
-    const rows = [];
+    const api = await startProcess('serve', { ...scaledEnv, PLACARD_ROLE: 'api' }, '');
+    stops.push(api.stop);
+    const shape = await setUp(api, scaledEnv, os.tmpdir());
     for (const workers of WORKER_COUNTS) {
-      await service.addWorkers(workers);
-      await run(4 * workers); // warm-up: render threads started, fonts loaded
-      for (const scenario of scenarios) {
-        const result = await run(EXPORTS, scenario.settings);
-        rows.push({
-          export: scenario.name,
-          'worker processes': workers,
-          'render threads': workers,
-          exports: EXPORTS,
-          'wall s': result.wallMs / 1000,
-          'exports/s': EXPORTS / (result.wallMs / 1000),
-          'p50 submit → webhook ms': Math.round(result.latencies[Math.floor(result.latencies.length / 2)]),
-        });
+      const started = await Promise.all(
+        Array.from({ length: workers }, () => startProcess('worker', scaledEnv, api.url)),
+      );
+      try {
+        await measure(`scaled out, ${workers} worker${workers > 1 ? 's' : ''}`, workers, shape, api, started, true);
+      } finally {
+        await Promise.all(started.map((w) => w.stop()));
       }
-      await service.stopWorkers();
     }
-    rows.sort((a, b) => a.export.localeCompare(b.export) || a['worker processes'] - b['worker processes']);
+    rows.sort(
+      (a, b) =>
+        String(a.export).localeCompare(String(b.export)) ||
+        Number(a['render threads']) - Number(b['render threads']) ||
+        String(a.shape).localeCompare(String(b.shape)),
+    );
+    for (const row of rows) {
+      const embedded = rows.find(
+        (r) => r.export === row.export && r.shape === 'embedded' && r['render threads'] === row['render threads'],
+      );
+      row['of embedded'] = embedded
+        ? `${Math.round((Number(row['exports/s']) / Number(embedded['exports/s'])) * 100)}%`
+        : '—';
+    }
     printTable(
-      `Scaled out: 1 API + N workers (PostgreSQL, Redis/BullMQ, s3rver) on this machine, ${os.availableParallelism()} cores, export-with-changes, ${CONCURRENCY} in flight`,
+      `Scaled out (1 API + N workers: PostgreSQL, Redis/BullMQ, s3rver) vs embedded (1 process, N render threads), this machine, ${os.availableParallelism()} cores, export-with-changes, ${CONCURRENCY} in flight`,
       rows,
     );
+    printTable('Where one export goes (PNG 300x250, per export, counted by each process and by PostgreSQL)', tiers);
     console.log(
       [
         '',
         '- every process runs on this one machine: the API, the workers, PostgreSQL, Redis and s3rver share its cores,',
-        '  so the second worker adds a render thread but competes with the rest for CPU; the load average at the end',
-        `  of this run was ${os.loadavg()[0].toFixed(1)} (other work on the machine skews the figures).`,
+        '  so the second worker adds a render thread but competes with the rest for CPU; `load` is the 1-minute load',
+        '  average at the end of each run (other work on the machine skews the figures).',
+        '- Redis round trips: waits that begin on an idle connection (commands sent together share one); busy ms: time',
+        '  a connection had an answer outstanding. S3 ms: time from request to answer. PG executing ms: PostgreSQL`s',
+        '  active_time of the database. They overlap one another and other exports (16 in flight), so they say where',
+        '  time goes, not how it adds up to the wall time.',
       ].join('\n'),
     );
   } finally {
-    await service.stop();
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
     await hooks.close();
+    const redis = openRedis(redisUrl);
+    await deleteKeysWithPrefix(redis, prefix);
+    await redis.quit();
+    await bucket.remove();
+    await pgAdmin(serverUrl, `drop database if exists ${database} with (force)`);
   }
 }

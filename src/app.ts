@@ -17,6 +17,7 @@ import {
   type Metrics,
   metricsPlugin,
   queueDepthGauge,
+  roundTripCounters,
   sqlStatementsCounter,
 } from './http/plugins/metrics.js';
 import { openapiPlugin } from './http/plugins/openapi.js';
@@ -207,6 +208,7 @@ function createServer(deps: AppDeps): { app: App; metrics: Metrics; isClosing: (
   });
   const metrics = createMetrics();
   sqlStatementsCounter(metrics, () => deps.db.statements());
+  roundTripCounters(metrics);
   requestIdPlugin(app);
   const strictRoutes = strictRoutesPlugin(app);
   errorHandlerPlugin(app, { allowedMethods: strictRoutes.allowedMethods });

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { type Static, type TObject, Type } from 'typebox';
 import { applyChanges } from '../domain/changes.js';
@@ -200,10 +200,14 @@ const ajv = new Ajv({
   strict: false,
 });
 addFormats(ajv);
-const checkChanges = ajv.compile<ChangesFile>(ChangesFile);
+// Compiled on first use: the changes schema holds every element's changes (~100 ms of a cold start), and most
+// renders have no --changes (issue 21).
+let compiledChanges: ValidateFunction<ChangesFile> | undefined;
 
 function withChanges(document: DesignDocument, file: string, fonts: FontLookup): DesignDocument {
   const raw = readJson(file, 'changes file');
+  compiledChanges ??= ajv.compile<ChangesFile>(ChangesFile);
+  const checkChanges = compiledChanges;
   if (!checkChanges(raw)) {
     const { message, details } = describeValidation(checkChanges.errors ?? [], 'body');
     throw new AppError('VALIDATION_FAILED', message, { details });

@@ -1,10 +1,69 @@
 // The one Redis connection of a scaled-out process, shared by the BullMQ queues, the rate limiter and the idempotency
 // store. `maxRetriesPerRequest: null` is what BullMQ requires: a command waits for Redis to come back instead of
 // failing after a few retries, so a Redis restart pauses the workers rather than failing their jobs.
-import { Redis } from 'ioredis';
+import { type Command, Redis } from 'ioredis';
 import { AppError } from '../errors.js';
+import { roundTrips } from './round-trips.js';
 
 export type RedisClient = Redis;
+
+/** Commands that wait on the server until something arrives: idle time, not work (storage/round-trips.ts). */
+const BLOCKING = new Set([
+  'blpop',
+  'brpop',
+  'brpoplpush',
+  'blmove',
+  'blmpop',
+  'bzpopmin',
+  'bzpopmax',
+  'bzmpop',
+  'wait',
+]);
+
+type SendCommand = (this: Redis, command: Command, stream?: object) => unknown;
+
+/**
+ * Counts every command of every connection of this process into `roundTrips.redis`. ioredis has no command hook, so
+ * its public `sendCommand` is wrapped once on the prototype: BullMQ's own duplicates of the shared connection are
+ * counted too. A round trip is a wait that begins on an idle connection: commands sent while others are still
+ * unanswered (a pipeline, a MULTI, calls made together with Promise.all) share it, as they share the wire; commands
+ * awaited one after the other are one round trip each. Its time is the time the connection is busy.
+ */
+function countCommands() {
+  const prototype = Redis.prototype as unknown as { sendCommand: SendCommand; countedByPlacard?: true };
+  if (prototype.countedByPlacard) return;
+  prototype.countedByPlacard = true;
+  const send = prototype.sendCommand;
+  const connections = new WeakMap<Redis, { outstanding: number; busySince: number }>();
+  const tally = roundTrips.redis;
+  prototype.sendCommand = function (this: Redis, command: Command, stream?: object) {
+    const name = command.name.toLowerCase();
+    if (BLOCKING.has(name) || (name.startsWith('x') && command.args.some((a) => String(a).toUpperCase() === 'BLOCK'))) {
+      tally.blocking += 1;
+      return send.call(this, command, stream);
+    }
+    tally.requests += 1;
+    tally.byCommand.set(name, (tally.byCommand.get(name) ?? 0) + 1);
+    let connection = connections.get(this);
+    if (!connection) {
+      connection = { outstanding: 0, busySince: 0 };
+      connections.set(this, connection);
+    }
+    const state = connection;
+    if (state.outstanding === 0) {
+      tally.roundTrips += 1;
+      state.busySince = performance.now();
+    }
+    state.outstanding += 1;
+    const settled = () => {
+      state.outstanding -= 1;
+      if (state.outstanding === 0) tally.ms += performance.now() - state.busySince;
+    };
+    command.promise.then(settled, settled);
+    return send.call(this, command, stream);
+  };
+}
+countCommands();
 
 export function openRedis(url: string): RedisClient {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });

@@ -29,6 +29,20 @@ export function idempotencyStoreContract(
         assert.deepEqual(await store.begin('k', 'fp'), { state: 'done', response });
       }));
 
+    test('a replayed body is the stored body to the byte: slashes, escapes, non-ASCII, empty arrays', () =>
+      withStore(async (store) => {
+        const body = JSON.stringify({
+          url: 'https://x.test/a/b',
+          text: 'Ünïcode ✓ 😀 "q" \\ \n\t',
+          list: [],
+          n: 1.5e-7,
+        });
+        const tricky: StoredResponse = { status: 201, contentType: 'application/json; charset=utf-8', body };
+        await store.begin('k', 'fp');
+        await store.complete('k', tricky);
+        assert.deepEqual(await store.begin('k', 'fp'), { state: 'done', response: tricky });
+      }));
+
     test('another fingerprint is a mismatch, in flight or done', () =>
       withStore(async (store) => {
         await store.begin('k', 'fp');

@@ -79,6 +79,23 @@ interface RedisRecord {
 }
 
 /**
+ * A completion in one round trip (issue 21), where a GET and a SET were two in a row: the record's response is set,
+ * its fingerprint kept and its time to live renewed, only if the record still exists (an abandoned claim stays gone).
+ */
+const COMPLETE_SCRIPT = `
+local found = redis.call('GET', KEYS[1])
+if not found then return 0 end
+local record = cjson.decode(found)
+record.response = cjson.decode(ARGV[1])
+redis.call('SET', KEYS[1], cjson.encode(record), 'PX', ARGV[2], 'XX')
+return 1`;
+
+interface CompleteCommand {
+  /** COMPLETE_SCRIPT, sent by its SHA-1 (ioredis defineCommand). */
+  placardIdempotencyComplete(key: string, response: string, ttlMs: number): Promise<number>;
+}
+
+/**
  * Records in Redis, shared by every API process: a claim is one `SET NX PX` (of two processes, one wins), and Redis
  * expires records itself. A completion only replaces a record that still exists (`XX`): an abandoned claim stays gone.
  */
@@ -88,6 +105,9 @@ export function createRedisIdempotencyStore(
   { replayTtlMs = REPLAY_TTL_MS, inFlightTtlMs = IN_FLIGHT_TTL_MS }: IdempotencyTtls = {},
 ): IdempotencyStore {
   const keyOf = (key: string) => `${prefix}:idempotency:${key}`;
+  if (!('placardIdempotencyComplete' in redis)) {
+    redis.defineCommand('placardIdempotencyComplete', { numberOfKeys: 1, lua: COMPLETE_SCRIPT });
+  }
   return {
     async begin(key, fingerprint) {
       const claim = JSON.stringify({ fingerprint, response: null } satisfies RedisRecord);
@@ -103,10 +123,11 @@ export function createRedisIdempotencyStore(
       return { state: 'in-flight' };
     },
     async complete(key, response) {
-      const found = await redis.get(keyOf(key));
-      if (found === null) return;
-      const record = JSON.parse(found) as RedisRecord;
-      await redis.set(keyOf(key), JSON.stringify({ ...record, response }), 'PX', replayTtlMs, 'XX');
+      await (redis as RedisClient & CompleteCommand).placardIdempotencyComplete(
+        keyOf(key),
+        JSON.stringify(response),
+        replayTtlMs,
+      );
     },
     async abandon(key) {
       await redis.del(keyOf(key));

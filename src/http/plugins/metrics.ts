@@ -1,6 +1,7 @@
 // Prometheus metrics (SPEC §12). One registry per app instance so that tests can build many apps in one process.
 import client from 'prom-client';
 import type { JobKind } from '../../jobs/job-queue.js';
+import { roundTrips } from '../../storage/round-trips.js';
 import type { App } from '../types.js';
 
 export function createMetrics() {
@@ -113,6 +114,50 @@ export function sqlStatementsCounter(metrics: Metrics, statements: () => number)
       this.inc(statements());
     },
   });
+}
+
+/** Process-wide counters read when scraped: another app in the same process (tests) sees the same totals. */
+function tierCounter(registry: client.Registry, name: string, help: string, read: () => number) {
+  new client.Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
+}
+
+/** Redis and object store round trips of the process (issue 21: where an export's time goes, scaled out). */
+export function roundTripCounters(metrics: Metrics): void {
+  const { redis, s3 } = roundTrips;
+  const { registry } = metrics;
+  tierCounter(
+    registry,
+    'placard_redis_commands_total',
+    'Redis commands sent, blocking waits excluded',
+    () => redis.requests,
+  );
+  tierCounter(
+    registry,
+    'placard_redis_round_trips_total',
+    'Redis round trips (a pipeline or MULTI is one)',
+    () => redis.roundTrips,
+  );
+  tierCounter(
+    registry,
+    'placard_redis_seconds_total',
+    'Seconds waited for Redis answers, summed over round trips',
+    () => redis.ms / 1000,
+  );
+  tierCounter(registry, 'placard_s3_requests_total', 'Object store HTTP requests, retries included', () => s3.requests);
+  tierCounter(
+    registry,
+    'placard_s3_seconds_total',
+    'Seconds waited for object store answers, summed',
+    () => s3.ms / 1000,
+  );
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

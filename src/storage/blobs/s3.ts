@@ -15,6 +15,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Settings } from '../../config.js';
+import { roundTrips } from '../round-trips.js';
 import { assertBlobKey, type BlobStore, type SignedUrlOptions, type StoredBlob } from './blob-store.js';
 import { contentDisposition } from './content-disposition.js';
 
@@ -38,6 +39,23 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+  // Innermost step: once per HTTP request, each retry included (storage/round-trips.ts).
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const tally = roundTrips.s3;
+      const operation = context.commandName ?? 'unknown';
+      tally.requests += 1;
+      tally.roundTrips += 1;
+      tally.byOperation.set(operation, (tally.byOperation.get(operation) ?? 0) + 1);
+      const started = performance.now();
+      try {
+        return await next(args);
+      } finally {
+        tally.ms += performance.now() - started;
+      }
+    },
+    { step: 'deserialize', name: 'placardRoundTrips' },
+  );
   const Bucket = settings.bucket;
 
   return {
