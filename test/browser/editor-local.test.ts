@@ -4,14 +4,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { DEMO_DESIGNS } from '../../src/cli/demo-designs.js';
 import { STUDIO_DIR } from '../../src/http/routes/studio.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { freePort } from '../helpers/ports.js';
-import { launchBrowser } from './browser.js';
-
-const PASSWORD = 'a long enough password';
+import { type Studio, startStudio } from './studio-harness.js';
 
 if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
   throw new Error(`the studio is not built in ${STUDIO_DIR}: run npm run build:web (npm install does it)`);
@@ -25,108 +21,71 @@ async function until(page: Page, check: string, what: string) {
 }
 
 describe('the editor canvas draws colour, visibility and order itself', () => {
-  let t: TestApp;
-  let browser: Browser;
+  let studio: Studio;
   let hash: string;
-  let projectId: number;
 
   before(async () => {
-    const port = await freePort();
-    t = await startTestApp({ publicUrl: `http://127.0.0.1:${port}` });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
-    const inject = async (url: string, payload: object) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    const kitId = (await inject('/v1/brandkits/create', { name: 'Kit' })).response.brandKit.id;
-    projectId = (await inject('/v1/projects', { name: 'Local paint', brandKitId: kitId })).response.project.id;
+    studio = await startStudio('Local paint');
     const design = DEMO_DESIGNS[0];
-    hash = (await inject('/v1/templates/import', { projectId, name: design.name, document: design.document })).response
-      .template.id;
+    hash = await studio.importDesign(design.name, design.document);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await studio?.close();
   });
 
   test('with the server held back, the change shows; the server then draws the same', async () => {
-    const user = await t.userWith('Editor');
-    const inject = async (url: string, payload: object) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    await inject('/v1/project/users', { userId: user.userId, projectId });
-    const invite = await inject('/v1/users/invite', { userId: user.userId });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    try {
-      const page = await context.newPage();
-      await page.goto(invite.inviteUrl);
-      await page.getByLabel('New password').fill(PASSWORD);
-      await page.getByLabel('Repeat the password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Set password and sign in' }).click();
-      await page.getByRole('heading', { name: 'Designs' }).waitFor();
+    const page = await studio.signIn();
+    // Every canvas request and answer, to read what travels.
+    const requests: Array<{ knownFaces?: string[] }> = [];
+    const answers: Array<{ faces: string[]; fontCss: string }> = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/v1/studio/canvas')) requests.push(r.postDataJSON());
+    });
+    page.on('response', async (r) => {
+      if (r.url().endsWith('/v1/studio/canvas') && r.ok()) answers.push((await r.json()).response);
+    });
 
-      // Every canvas request and answer, to read what travels.
-      const requests: Array<{ knownFaces?: string[] }> = [];
-      const answers: Array<{ faces: string[]; fontCss: string }> = [];
-      page.on('request', (r) => {
-        if (r.url().endsWith('/v1/studio/canvas')) requests.push(r.postDataJSON());
-      });
-      page.on('response', async (r) => {
-        if (r.url().endsWith('/v1/studio/canvas') && r.ok()) answers.push((await r.json()).response);
-      });
+    await page.goto(`${studio.origin}/app/designs/${hash}/edit`);
+    await page.locator('[data-testid=canvas][aria-busy=false] [data-element-name=headline]').waitFor();
+    assert.ok(answers.length >= 1 && answers[0].faces.length >= 1, 'the first drawing brings its faces');
+    const layers = page.getByRole('complementary', { name: 'Layers' });
+    const box = (name: string) => `document.querySelector('[data-testid=canvas] [data-element-name=${name}]')`;
 
-      await page.goto(`${new URL(invite.inviteUrl).origin}/app/designs/${hash}/edit`);
-      await page.locator('[data-testid=canvas][aria-busy=false] [data-element-name=headline]').waitFor();
-      assert.ok(answers.length >= 1 && answers[0].faces.length >= 1, 'the first drawing brings its faces');
-      const layers = page.getByRole('complementary', { name: 'Layers' });
-      const box = (name: string) => `document.querySelector('[data-testid=canvas] [data-element-name=${name}]')`;
+    // Hold every drawing from here on.
+    const held: Route[] = [];
+    await page.route('**/v1/studio/canvas', (route) => {
+      held.push(route);
+    });
+    await layers.getByRole('button', { name: 'cta' }).click();
+    await page.getByLabel('Button colour').fill('#ff0000');
+    await until(page, `getComputedStyle(${box('cta')}.firstElementChild).backgroundColor === 'rgb(255, 0, 0)'`, 'red');
+    const toolbar = page.getByRole('toolbar', { name: 'Edit' });
+    await toolbar.getByRole('button', { name: 'Send backward' }).click();
+    await until(
+      page,
+      `(() => { const names = [...${box('cta')}.parentElement.children].map((b) => b.dataset.elementName); return names.indexOf('cta') < names.indexOf('headline'); })()`,
+      'the button behind the headline',
+    );
+    await toolbar.getByRole('button', { name: 'Show or hide' }).click();
+    await until(page, `getComputedStyle(${box('cta')}).display === 'none'`, 'the button hidden');
+    assert.ok(held.length >= 1, 'the drawings were asked for and are still held');
+    for (const route of held) await route.continue();
+    await page.unroute('**/v1/studio/canvas');
 
-      // Hold every drawing from here on.
-      const held: Route[] = [];
-      await page.route('**/v1/studio/canvas', (route) => {
-        held.push(route);
-      });
-      await layers.getByRole('button', { name: 'cta' }).click();
-      await page.getByLabel('Button colour').fill('#ff0000');
-      await until(
-        page,
-        `getComputedStyle(${box('cta')}.firstElementChild).backgroundColor === 'rgb(255, 0, 0)'`,
-        'red',
-      );
-      const toolbar = page.getByRole('toolbar', { name: 'Edit' });
-      await toolbar.getByRole('button', { name: 'Send backward' }).click();
-      await until(
-        page,
-        `(() => { const names = [...${box('cta')}.parentElement.children].map((b) => b.dataset.elementName); return names.indexOf('cta') < names.indexOf('headline'); })()`,
-        'the button behind the headline',
-      );
-      await toolbar.getByRole('button', { name: 'Show or hide' }).click();
-      await until(page, `getComputedStyle(${box('cta')}).display === 'none'`, 'the button hidden');
-      assert.ok(held.length >= 1, 'the drawings were asked for and are still held');
-      for (const route of held) await route.continue();
-      await page.unroute('**/v1/studio/canvas');
+    // The server's drawing of the last change arrives and says the same.
+    await until(page, `document.querySelector('[data-testid=canvas]').getAttribute('aria-busy') === 'false'`, 'done');
+    await until(
+      page,
+      `(() => { const b = ${box('cta')}; const names = [...b.parentElement.children].map((x) => x.dataset.elementName); return getComputedStyle(b).display === 'none' && getComputedStyle(b.firstElementChild).backgroundColor === 'rgb(255, 0, 0)' && names.indexOf('cta') < names.indexOf('headline'); })()`,
+      'the server drawing with the same changes',
+    );
 
-      // The server's drawing of the last change arrives and says the same.
-      await until(page, `document.querySelector('[data-testid=canvas]').getAttribute('aria-busy') === 'false'`, 'done');
-      await until(
-        page,
-        `(() => { const b = ${box('cta')}; const names = [...b.parentElement.children].map((x) => x.dataset.elementName); return getComputedStyle(b).display === 'none' && getComputedStyle(b.firstElementChild).backgroundColor === 'rgb(255, 0, 0)' && names.indexOf('cta') < names.indexOf('headline'); })()`,
-        'the server drawing with the same changes',
-      );
-
-      // Fonts once: a later request names the faces the page holds; no answer brings one of those again.
-      const last = requests[requests.length - 1];
-      assert.ok((last.knownFaces ?? []).length >= 1, JSON.stringify(last));
-      const firstFaces = new Set(answers[0].faces);
-      for (const answer of answers.slice(1)) {
-        for (const face of answer.faces) assert.ok(!firstFaces.has(face), `${face} was sent twice`);
-      }
-    } finally {
-      await context.close();
+    // Fonts once: a later request names the faces the page holds; no answer brings one of those again.
+    const last = requests[requests.length - 1];
+    assert.ok((last.knownFaces ?? []).length >= 1, JSON.stringify(last));
+    const firstFaces = new Set(answers[0].faces);
+    for (const answer of answers.slice(1)) {
+      for (const face of answer.faces) assert.ok(!firstFaces.has(face), `${face} was sent twice`);
     }
   });
 });

@@ -6,14 +6,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEMO_DESIGNS } from '../../src/cli/demo-designs.js';
 import { STUDIO_DIR } from '../../src/http/routes/studio.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { freePort } from '../helpers/ports.js';
-import { launchBrowser } from './browser.js';
+import { type Studio, startStudio } from './studio-harness.js';
 
-const PASSWORD = 'a long enough password';
 const DEADLINE_MS = 90_000;
 const NAMES = ['logo', 'headline', 'cta'] as const;
 
@@ -43,54 +39,23 @@ function gapsX(boxes: Rect[]): number[] {
 }
 
 describe('multi-select in the design editor (Chromium)', () => {
-  let t: TestApp;
-  let browser: Browser;
+  let studio: Studio;
   let hash: string;
-  let inviteUrl: string;
-  const contexts: BrowserContext[] = [];
-  const logs: string[] = [];
 
   before(async () => {
-    const port = await freePort();
-    t = await startTestApp({ publicUrl: `http://127.0.0.1:${port}` });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
-    const call = async (url: string, payload: object) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    const brandKitId = (await call('/v1/brandkits/create', { name: 'Kit' })).response.brandKit.id;
-    const projectId = (await call('/v1/projects', { name: 'Multi', brandKitId })).response.project.id;
+    studio = await startStudio('Multi');
     const design = DEMO_DESIGNS[1]; // the IAB set: its leaderboard has three elements in a row
-    hash = (await call('/v1/templates/import', { projectId, name: 'Row', document: design.document })).response.template
-      .id;
-    const user = await t.userWith('Editor');
-    await call('/v1/project/users', { userId: user.userId, projectId });
-    inviteUrl = (await call('/v1/users/invite', { userId: user.userId })).inviteUrl;
+    hash = await studio.importDesign('Row', design.document);
   });
   after(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await t?.close();
+    await studio?.close();
   });
 
-  async function signedIn(): Promise<Page> {
-    // Wide enough for the 728 px leaderboard beside both panels, so every drag stays inside the viewport.
-    const context = await browser.newContext({ viewport: { width: 1800, height: 900 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => logs.push(`pageerror: ${error.message}`));
-    page.on('console', (m) => m.type() === 'error' && logs.push(`console: ${m.text()}`));
-    await page.goto(inviteUrl);
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat the password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.getByRole('heading', { name: 'Designs' }).waitFor();
-    return page;
-  }
+  // Wide enough for the 728 px leaderboard beside both panels, so every drag stays inside the viewport.
+  const signedIn = () => studio.signIn({ width: 1800, height: 900 });
 
   async function storedLeaderboard(): Promise<Map<string, Stored>> {
+    const { t } = studio;
     const res = await t.app.inject({ method: 'GET', url: `/v1/templates/${hash}/document`, headers: t.owner.headers });
     assert.equal(res.statusCode, 200, res.body);
     const size = res.json().response.sizes[1];
@@ -105,7 +70,7 @@ describe('multi-select in the design editor (Chromium)', () => {
       .getByRole('heading', { name: 'Editing Row' })
       .waitFor()
       .catch(async (error) => {
-        throw new Error(`the editor did not open: ${logs.join('; ')}`, { cause: error });
+        throw new Error(`the editor did not open: ${studio.logs.join('; ')}`, { cause: error });
       });
     const layers = page.getByRole('complementary', { name: 'Layers' });
     await layers.getByRole('combobox', { name: /^Size\b/ }).selectOption({ label: 'Leaderboard (728x90)' });
@@ -232,7 +197,7 @@ describe('multi-select in the design editor (Chromium)', () => {
     assert.equal(await layer('cta').getAttribute('aria-pressed'), 'true');
     // Failed resource loads (the session probe before sign-in) are the studio's usual noise; page errors are not.
     assert.deepEqual(
-      logs.filter((line) => line.startsWith('pageerror')),
+      studio.logs.filter((line) => line.startsWith('pageerror')),
       [],
     );
   });

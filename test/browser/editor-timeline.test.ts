@@ -6,16 +6,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { DEMO_DESIGNS } from '../../src/cli/demo-designs.js';
 import { motionAt } from '../../src/domain/timeline.js';
 import type { BaseElement } from '../../src/elements/common.js';
 import { STUDIO_DIR } from '../../src/http/routes/studio.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { freePort } from '../helpers/ports.js';
-import { launchBrowser } from './browser.js';
+import { type Studio, startStudio } from './studio-harness.js';
 
-const PASSWORD = 'a long enough password';
 const DEADLINE_MS = 60_000;
 
 if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
@@ -65,54 +62,17 @@ function drawn(box: Locator): Promise<{ x: number; y: number; opacity: number }>
 }
 
 describe('the editor timeline in Chromium', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let projectId: number;
-  const contexts: BrowserContext[] = [];
-  const logs: string[] = [];
+  let studio: Studio;
 
   before(async () => {
-    const port = await freePort();
-    t = await startTestApp({ publicUrl: `http://127.0.0.1:${port}` });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
-    const call = async (url: string, payload: object) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    const kitId = (await call('/v1/brandkits/create', { name: 'Kit' })).response.brandKit.id;
-    projectId = (await call('/v1/projects', { name: 'Motion', brandKitId: kitId })).response.project.id;
-    await call('/v1/templates/import', { projectId, name: demo.name, document: demo });
-    await call('/v1/templates/import', { projectId, name: 'Timeline set', document: set.document });
+    studio = await startStudio('Motion');
+    await studio.importDesign(demo.name, demo);
+    await studio.importDesign('Timeline set', set.document);
   });
   after(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await t?.close();
+    await studio?.close();
   });
-
-  async function signedIn(): Promise<Page> {
-    const user = await t.userWith('Editor');
-    const inject = async (url: string, payload: object) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    await inject('/v1/project/users', { userId: user.userId, projectId });
-    const invite = await inject('/v1/users/invite', { userId: user.userId });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => logs.push(`pageerror: ${error.message}`));
-    page.on('console', (m) => m.type() === 'error' && logs.push(`console: ${m.text()}`));
-    await page.goto(invite.inviteUrl);
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat the password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.getByRole('heading', { name: 'Designs' }).waitFor();
-    return page;
-  }
+  const signedIn = () => studio.signIn();
 
   test('scrubs the canvas to the motion model’s state, plays, pauses, stops at the end, and edits animations', async () => {
     const page = await signedIn();
@@ -121,7 +81,7 @@ describe('the editor timeline in Chromium', () => {
       .getByRole('heading', { name: `Editing ${demo.name}` })
       .waitFor()
       .catch((error) => {
-        throw new Error(`the editor did not open: ${logs.join('; ')}`, { cause: error });
+        throw new Error(`the editor did not open: ${studio.logs.join('; ')}`, { cause: error });
       });
     const canvas = page.locator('[data-testid=canvas]');
     const headlineBox = canvas.locator('[data-element-name=headline]');
@@ -205,7 +165,7 @@ describe('the editor timeline in Chromium', () => {
     assert.equal((await drawn(headlineBox)).x, 0);
     await page.locator('.moveable-control-box').first().waitFor();
     assert.deepEqual(
-      logs.filter((line) => line.startsWith('pageerror')),
+      studio.logs.filter((line) => line.startsWith('pageerror')),
       [],
     );
   });

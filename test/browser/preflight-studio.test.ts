@@ -5,13 +5,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { STUDIO_DIR } from '../../src/http/routes/studio.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { freePort } from '../helpers/ports.js';
-import { launchBrowser } from './browser.js';
-
-const PASSWORD = 'a long enough password';
+import { type Studio, startStudio } from './studio-harness.js';
 
 if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
   throw new Error(`the studio is not built in ${STUDIO_DIR}: run npm run build:web (npm install does it)`);
@@ -67,59 +62,23 @@ function overflowing() {
 }
 
 describe('preflight in the studio (Chromium)', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let projectId: number;
-  const contexts: BrowserContext[] = [];
-  const logs: string[] = [];
+  let studio: Studio;
 
   before(async () => {
-    const port = await freePort();
-    t = await startTestApp({ publicUrl: `http://127.0.0.1:${port}` });
-    await t.app.listen({ port, host: '127.0.0.1' });
-    browser = await launchBrowser();
-    const call = async (url: string, payload: object) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    const kitId = (await call('/v1/brandkits/create', { name: 'Kit' })).response.brandKit.id;
-    projectId = (await call('/v1/projects', { name: 'Checks', brandKitId: kitId })).response.project.id;
-    await call('/v1/templates/import', { projectId, name: 'Overflow', document: overflowing() });
+    studio = await startStudio('Checks');
+    await studio.importDesign('Overflow', overflowing());
   });
   after(async () => {
-    for (const context of contexts) await context.close().catch(() => undefined);
-    await browser?.close();
-    await t?.close();
+    await studio?.close();
   });
-
-  async function signedIn(): Promise<Page> {
-    const user = await t.userWith('Editor');
-    const inject = async (url: string, payload: object) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    await inject('/v1/project/users', { userId: user.userId, projectId });
-    const invite = await inject('/v1/users/invite', { userId: user.userId });
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (error) => logs.push(`pageerror: ${error.message}`));
-    await page.goto(invite.inviteUrl);
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat the password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.getByRole('heading', { name: 'Designs' }).waitFor();
-    return page;
-  }
+  const signedIn = () => studio.signIn();
 
   test('an overflowing headline is marked in the editor and listed in the export dialog; fixing it clears the mark', async () => {
     const page = await signedIn();
     await page.getByRole('button', { name: /^(Edit|Open) Overflow$/ }).click();
     const heading = page.getByRole('heading', { name: 'Editing Overflow' });
     await heading.waitFor().catch(async (error) => {
-      throw new Error(`the editor did not open: ${logs.join('; ')}`, { cause: error });
+      throw new Error(`the editor did not open: ${studio.logs.join('; ')}`, { cause: error });
     });
 
     // The mark on the canvas: the headline's box is outlined and described; the body, which fits, is not.
@@ -158,6 +117,9 @@ describe('preflight in the studio (Chromium)', () => {
       timeout: 20_000,
     });
     assert.equal(await page.getByRole('list', { name: 'Preflight findings' }).count(), 0);
-    assert.deepEqual(logs, []);
+    assert.deepEqual(
+      studio.logs.filter((line) => line.startsWith('pageerror')),
+      [],
+    );
   });
 });
