@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { type RoundTrips, snapshotRoundTrips } from '../../../src/storage/round-trips.js';
+import { SMALL_BANNER } from '../../fixtures/small-banner.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 /**
@@ -48,26 +49,6 @@ async function ok(method: 'GET' | 'POST', url: string, payload?: unknown) {
   assert.equal(res.statusCode, 200, `${method} ${url}: ${res.body}`);
   return res.json().response;
 }
-
-const banner = {
-  name: 'Banner',
-  sizes: [
-    {
-      name: 'MPU',
-      width: 300,
-      height: 250,
-      backgroundColor: '#0EA5E9',
-      slides: [
-        {
-          elements: [
-            { name: 'box', type: 'shape', x: 20, y: 20, width: 120, height: 80, fill: '#F59E0B' },
-            { name: 'headline', type: 'text', x: 20, y: 120, width: 260, height: 40, text: 'Spring sale' },
-          ],
-        },
-      ],
-    },
-  ],
-};
 
 interface Counts {
   redisCommands: number;
@@ -119,7 +100,8 @@ async function countsOfOneExport(creativeHash: string, route: string): Promise<C
 test('one single-file JPG export with a webhook stays within its Redis and object store budget', async () => {
   const kit = (await ok('POST', '/v1/brandkits/create', { name: 'Kit' })).brandKit.id;
   const projectId = (await ok('POST', '/v1/projects', { name: 'Trips', brandKitId: kit })).project.id;
-  const hash = (await ok('POST', '/v1/templates/import', { projectId, name: 'Banner', document: banner })).template.id;
+  const hash = (await ok('POST', '/v1/templates/import', { projectId, name: 'Banner', document: SMALL_BANNER }))
+    .template.id;
   // The first export warms what is cached per process (the design's document, the token, Lua scripts loaded).
   await countsOfOneExport(hash, '/warm');
   const runs: Counts[] = [];

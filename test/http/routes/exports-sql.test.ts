@@ -10,6 +10,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { SMALL_BANNER } from '../../fixtures/small-banner.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 /**
@@ -71,26 +72,6 @@ async function ok(method: 'GET' | 'POST', url: string, payload?: unknown) {
   return res.json().response;
 }
 
-const banner = {
-  name: 'Banner',
-  sizes: [
-    {
-      name: 'MPU',
-      width: 300,
-      height: 250,
-      backgroundColor: '#0EA5E9',
-      slides: [
-        {
-          elements: [
-            { name: 'box', type: 'shape', x: 20, y: 20, width: 120, height: 80, fill: '#F59E0B' },
-            { name: 'headline', type: 'text', x: 20, y: 120, width: 260, height: 40, text: 'Spring sale' },
-          ],
-        },
-      ],
-    },
-  ],
-};
-
 /** Statements of one export: from before the POST until the webhook came, no job is left and nothing more runs. */
 async function statementsOfOneExport(creativeHash: string, route: string): Promise<number> {
   const start = t.runtime.db.statements();
@@ -108,7 +89,8 @@ async function statementsOfOneExport(creativeHash: string, route: string): Promi
 test(`one single-file JPG export with a webhook runs at most ${SQL_STATEMENTS_PER_EXPORT} SQL statements`, async () => {
   const kit = (await ok('POST', '/v1/brandkits/create', { name: 'Kit' })).brandKit.id;
   const projectId = (await ok('POST', '/v1/projects', { name: 'SQL', brandKitId: kit })).project.id;
-  const hash = (await ok('POST', '/v1/templates/import', { projectId, name: 'Banner', document: banner })).template.id;
+  const hash = (await ok('POST', '/v1/templates/import', { projectId, name: 'Banner', document: SMALL_BANNER }))
+    .template.id;
   // The first export warms what is cached per process (the design's document, the token); the second is counted.
   await statementsOfOneExport(hash, '/warm');
   const counted = await statementsOfOneExport(hash, '/counted');
