@@ -15,10 +15,9 @@ import { STUDIO_DIR } from '../../src/http/routes/studio.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 import { launchBrowser } from './browser.js';
+import { signInInvited } from './studio-harness.js';
 
 const FONT = new URL('../fixtures/fonts/DejaVuSerif.ttf', import.meta.url);
-
-const PASSWORD = 'a long enough password';
 
 if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
   throw new Error(`the studio is not built in ${STUDIO_DIR}: run npm run build:web (npm install does it)`);
@@ -112,20 +111,8 @@ describe('the design editor in Chromium', () => {
   }
 
   async function invited(role: 'Editor' | 'Viewer') {
-    const user = await t.userWith(role);
-    const inject = async (url: string, payload: object) => {
-      const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-      assert.equal(res.statusCode, 200, res.body);
-      return res.json();
-    };
-    await inject('/v1/project/users', { userId: user.userId, projectId });
-    const invite = await inject('/v1/users/invite', { userId: user.userId });
     const page = await newPage();
-    await page.goto(invite.inviteUrl);
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat the password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.getByRole('heading', { name: 'Designs' }).waitFor();
+    const user = await signInInvited(t, page, { role, projectId });
     return { user, page };
   }
 

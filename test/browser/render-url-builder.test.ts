@@ -11,8 +11,7 @@ import { STUDIO_DIR } from '../../src/http/routes/studio.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 import { launchBrowser } from './browser.js';
-
-const PASSWORD = 'a long enough password';
+import { signInInvited } from './studio-harness.js';
 
 if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
   throw new Error(`the studio is not built in ${STUDIO_DIR}: run npm run build:web (npm install does it)`);
@@ -59,31 +58,11 @@ describe('the render URL builder in Chromium', () => {
 
   /** An Editor of the team, signed in through the invite page (as test/browser/studio-pages.test.ts does). */
   async function signedIn(): Promise<Page> {
-    const user = await t.userWith('Editor');
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/v1/users/invite',
-      headers: t.owner.headers,
-      payload: { userId: user.userId },
-    });
-    assert.equal(res.statusCode, 200, res.body);
-    // An Editor sees only the projects they belong to.
-    const member = await t.app.inject({
-      method: 'POST',
-      url: '/v1/project/users',
-      headers: t.owner.headers,
-      payload: { projectId, userId: user.userId },
-    });
-    assert.equal(member.statusCode, 200, member.body);
     const context = await browser.newContext();
     contexts.push(context);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     const page = await context.newPage();
-    await page.goto(res.json().inviteUrl);
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat the password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.getByRole('heading', { name: 'Designs' }).waitFor();
+    await signInInvited(t, page, { projectId });
     return page;
   }
 

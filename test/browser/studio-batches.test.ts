@@ -16,8 +16,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 import { readZip } from '../helpers/zip.js';
 import { launchBrowser } from './browser.js';
-
-const PASSWORD = 'a long enough password';
+import { signInInvited } from './studio-harness.js';
 
 if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
   throw new Error(`the studio is not built in ${STUDIO_DIR}: run npm run build:web (npm install does it)`);
@@ -129,28 +128,9 @@ describe('the batch page in Chromium', () => {
 
   /** An Editor of the team, signed in through the invite page (as the other studio tests do). */
   async function signedIn(): Promise<Page> {
-    const user = await t.userWith('Editor');
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/v1/users/invite',
-      headers: t.owner.headers,
-      payload: { userId: user.userId },
-    });
-    assert.equal(res.statusCode, 200, res.body);
-    const member = await t.app.inject({
-      method: 'POST',
-      url: '/v1/project/users',
-      headers: t.owner.headers,
-      payload: { projectId, userId: user.userId },
-    });
-    assert.equal(member.statusCode, 200, member.body);
     const context = await browser.newContext({ viewport: { width: 1280, height: 1100 } });
     const page = await context.newPage();
-    await page.goto(res.json().inviteUrl);
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat the password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.getByRole('heading', { name: 'Designs' }).waitFor();
+    await signInInvited(t, page, { projectId });
     return page;
   }
 

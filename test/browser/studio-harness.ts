@@ -3,11 +3,38 @@
 // Designs). Errors of the page are kept, so a test that times out can say what the page reported.
 import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestApp, type TestApp, type TestOptions } from '../helpers/app.js';
+import { type Caller, startTestApp, type TestApp, type TestOptions } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 import { launchBrowser } from './browser.js';
 
 export const PASSWORD = 'a long enough password';
+
+/**
+ * A new user of the team with this role (a member of `projectId` when given: an Editor sees only its projects),
+ * signed in on `page` through the invite page as a person would be: set a password, land on Designs.
+ */
+export async function signInInvited(
+  t: TestApp,
+  page: Page,
+  options: { role?: Parameters<TestApp['userWith']>[0]; projectId?: number } = {},
+): Promise<Caller> {
+  const post = async (url: string, payload: object) => {
+    const res = await t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
+    assert.equal(res.statusCode, 200, `POST ${url}: ${res.body}`);
+    return res.json();
+  };
+  const user = await t.userWith(options.role ?? 'Editor');
+  if (options.projectId !== undefined) {
+    await post('/v1/project/users', { userId: user.userId, projectId: options.projectId });
+  }
+  const { inviteUrl } = await post('/v1/users/invite', { userId: user.userId });
+  await page.goto(inviteUrl);
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await page.getByRole('heading', { name: 'Designs' }).waitFor();
+  return user;
+}
 
 export interface Studio {
   t: TestApp;
@@ -60,19 +87,12 @@ export async function startStudio(projectName: string, options: TestOptions = {}
         return (await call('/v1/templates/import', { projectId, name, document })).response.template.id;
       },
       async signIn(viewport = { width: 1400, height: 900 }) {
-        const user = await t.userWith('Editor');
-        await call('/v1/project/users', { userId: user.userId, projectId });
-        const { inviteUrl } = await call('/v1/users/invite', { userId: user.userId });
         const context = await opened.newContext({ viewport });
         contexts.push(context);
         const page = await context.newPage();
         page.on('pageerror', (error) => logs.push(`pageerror: ${error.message}`));
         page.on('console', (m) => m.type() === 'error' && logs.push(`console: ${m.text()}`));
-        await page.goto(inviteUrl);
-        await page.getByLabel('New password').fill(PASSWORD);
-        await page.getByLabel('Repeat the password').fill(PASSWORD);
-        await page.getByRole('button', { name: 'Set password and sign in' }).click();
-        await page.getByRole('heading', { name: 'Designs' }).waitFor();
+        await signInInvited(t, page, { projectId });
         return page;
       },
       close,

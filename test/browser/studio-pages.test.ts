@@ -16,8 +16,8 @@ import { STUDIO_DIR } from '../../src/http/routes/studio.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/ports.js';
 import { launchBrowser } from './browser.js';
+import { signInInvited } from './studio-harness.js';
 
-const PASSWORD = 'a long enough password';
 const FONT = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/fonts/DejaVuSerif.ttf');
 
 if (!fs.existsSync(`${STUDIO_DIR}/index.html`)) {
@@ -66,23 +66,11 @@ describe('the studio pages in Chromium', () => {
 
   /** A user of the team with this role, signed in through the invite page. */
   async function signedIn(role: 'Admin' | 'Editor' | 'Viewer'): Promise<Page> {
-    const user = await t.userWith(role);
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/v1/users/invite',
-      headers: t.owner.headers,
-      payload: { userId: user.userId },
-    });
-    assert.equal(res.statusCode, 200, res.body);
     const context = await browser.newContext();
     contexts.push(context);
     const page = await context.newPage();
     page.on('dialog', (dialog) => dialog.accept()); // the delete confirmations
-    await page.goto(res.json().inviteUrl);
-    await page.getByLabel('New password').fill(PASSWORD);
-    await page.getByLabel('Repeat the password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password and sign in' }).click();
-    await page.getByRole('heading', { name: 'Designs' }).waitFor();
+    await signInInvited(t, page, { role });
     return page;
   }
 

@@ -2,6 +2,7 @@
 // receiver that keeps every request.
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestApp } from './app.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: webhook bodies are read field by field and asserted on.
 type Json = Record<string, any>;
@@ -89,3 +90,55 @@ const hex = (n: number) => n.toString(16).padStart(2, '0').toUpperCase();
 /** A distinct colour per row, so each file can be told apart by a pixel. */
 export const colorOf = (i: number): [number, number, number] => [i % 256, (Math.floor(i / 256) * 50) % 256, 128];
 export const cssOf = (i: number) => `#${colorOf(i).map(hex).join('')}`;
+
+const TERMINAL = new Set(['complete', 'completeWithError', 'failed', 'cancelled']);
+
+/** The calls every batch test makes against its app: a JSON request, an expected 200, a batch's end, all its rows. */
+export function batchApi(app: () => TestApp) {
+  async function api(method: string, url: string, body?: unknown, headers?: Record<string, string>) {
+    const t = app();
+    const sent = headers ?? t.owner.headers;
+    const res = await t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: body === undefined ? sent : { ...sent, 'content-type': 'application/json' },
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let json: Json = {};
+    try {
+      json = res.body ? JSON.parse(res.body) : {};
+    } catch {}
+    return { status: res.statusCode, headers: res.headers, body: res.body, raw: res.rawPayload, json };
+  }
+
+  async function ok(method: string, url: string, body?: unknown, headers?: Record<string, string>) {
+    const res = await api(method, url, body, headers);
+    if (res.status !== 200) throw new Error(`${method} ${url}: ${res.status} ${res.body}`);
+    return res.json.response;
+  }
+
+  /** The batch once it has ended; a generous deadline, since a loaded CI machine renders slowly. */
+  async function waitForBatch(id: number): Promise<Json> {
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      const found = await ok('GET', `/v1/batches/${id}`);
+      if (TERMINAL.has(found.status) && found.finishedAt) return found;
+      if (Date.now() > deadline) throw new Error(`batch ${id} still ${found.status}: ${JSON.stringify(found.counts)}`);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+  }
+
+  /** Every row of a batch, page by page. */
+  async function allRows(id: number): Promise<Json[]> {
+    const rows: Json[] = [];
+    let cursor = '';
+    for (;;) {
+      const page = await ok('GET', `/v1/batches/${id}/rows?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      rows.push(...page.nodes);
+      if (!page.pageInfo.hasNextPage) return rows;
+      cursor = page.pageInfo.endCursor;
+    }
+  }
+
+  return { api, ok, waitForBatch, allRows };
+}

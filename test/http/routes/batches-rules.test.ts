@@ -5,14 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { cssOf, pairDocument, startReceiver } from '../../helpers/batches.js';
+import { batchApi, cssOf, pairDocument, startReceiver } from '../../helpers/batches.js';
 import { type MediaServer, png, startMediaServer } from '../../render/media-fixtures.js';
 import { decodePng } from '../../render/pixels.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field and asserted on.
 type Json = Record<string, any>;
-
-const TERMINAL = new Set(['complete', 'completeWithError', 'failed', 'cancelled']);
 
 describe('batches: rules, bad input, retry, cancel, cache', () => {
   let t: TestApp;
@@ -22,25 +20,7 @@ describe('batches: rules, bad input, retry, cancel, cache', () => {
   let photo: string;
   let comeBack = false;
 
-  async function api(method: string, url: string, body?: unknown, headers: Record<string, string> = t.owner.headers) {
-    const res = await t.app.inject({
-      method: method as 'GET',
-      url,
-      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-      payload: body === undefined ? undefined : JSON.stringify(body),
-    });
-    let json: Json = {};
-    try {
-      json = res.body ? JSON.parse(res.body) : {};
-    } catch {}
-    return { status: res.statusCode, headers: res.headers, body: res.body, raw: res.rawPayload, json };
-  }
-
-  async function ok(method: string, url: string, body?: unknown, headers?: Record<string, string>) {
-    const res = await api(method, url, body, headers);
-    assert.equal(res.status, 200, `${method} ${url}: ${res.body}`);
-    return res.json.response;
-  }
+  const { api, ok, waitForBatch, allRows: rowsOf } = batchApi(() => t);
 
   /** A multipart/form-data body as a browser sends it. */
   async function form(fields: Record<string, string>, file?: { bytes: Buffer; type: string; name: string }) {
@@ -67,20 +47,6 @@ describe('batches: rules, bad input, retry, cancel, cache', () => {
       payload: body.payload,
     });
     return { status: res.statusCode, json: JSON.parse(res.body) as Json, body: res.body };
-  }
-
-  async function waitForBatch(id: number): Promise<Json> {
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const found = await ok('GET', `/v1/batches/${id}`);
-      if (TERMINAL.has(found.status) && found.finishedAt) return found;
-      if (Date.now() > deadline) throw new Error(`batch ${id} still ${found.status}: ${JSON.stringify(found.counts)}`);
-      await new Promise((resolve) => setTimeout(resolve, 30));
-    }
-  }
-
-  async function rowsOf(id: number): Promise<Json[]> {
-    return (await ok('GET', `/v1/batches/${id}/rows?limit=100`)).nodes;
   }
 
   async function stored() {

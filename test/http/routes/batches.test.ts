@@ -5,15 +5,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
-import { colorOf, cssOf, pairDocument, startReceiver } from '../../helpers/batches.js';
+import { batchApi, colorOf, cssOf, pairDocument, startReceiver } from '../../helpers/batches.js';
 import { readZip } from '../../helpers/zip.js';
 import { type MediaServer, png, startMediaServer } from '../../render/media-fixtures.js';
 import { assertPixel, decodePng } from '../../render/pixels.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field and asserted on.
 type Json = Record<string, any>;
-
-const TERMINAL = new Set(['complete', 'completeWithError', 'failed', 'cancelled']);
 
 describe('batches over HTTP', () => {
   let t: TestApp;
@@ -23,47 +21,7 @@ describe('batches over HTTP', () => {
   let pairHash: string;
   let photo: string;
 
-  async function api(method: string, url: string, body?: unknown, headers: Record<string, string> = t.owner.headers) {
-    const res = await t.app.inject({
-      method: method as 'GET',
-      url,
-      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-      payload: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = res.body;
-    let json: Json = {};
-    try {
-      json = text ? JSON.parse(text) : {};
-    } catch {}
-    return { status: res.statusCode, headers: res.headers, body: text, raw: res.rawPayload, json };
-  }
-
-  async function ok(method: string, url: string, body?: unknown, headers?: Record<string, string>) {
-    const res = await api(method, url, body, headers);
-    assert.equal(res.status, 200, `${method} ${url}: ${res.body}`);
-    return res.json.response;
-  }
-
-  async function waitForBatch(id: number): Promise<Json> {
-    const deadline = Date.now() + 300_000;
-    for (;;) {
-      const found = await ok('GET', `/v1/batches/${id}`);
-      if (TERMINAL.has(found.status) && found.finishedAt) return found;
-      if (Date.now() > deadline) throw new Error(`batch ${id} still ${found.status}: ${JSON.stringify(found.counts)}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  async function allRows(id: number): Promise<Json[]> {
-    const rows: Json[] = [];
-    let cursor = '';
-    for (;;) {
-      const page = await ok('GET', `/v1/batches/${id}/rows?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
-      rows.push(...page.nodes);
-      if (!page.pageInfo.hasNextPage) return rows;
-      cursor = page.pageInfo.endCursor;
-    }
-  }
+  const { api, ok, waitForBatch, allRows } = batchApi(() => t);
 
   const mapping = [
     { elementName: 'panel', attribute: 'BGCOLOR', value: '{color}' },
