@@ -62,13 +62,15 @@ export function createExportWait(deps: ExportWaitDeps) {
 
     /**
      * Where an export of `files` files of `teamId` would stand if accepted now, with the counts it is made from (the
-     * export service's count limits use them too: one query for all three rules).
+     * export service's count limits use them too: one query for all three rules). `unsettled`: the files in flight per
+     * team when the caller has read them already (with the cache lookup, in one statement).
      */
     async estimate(
       teamId: number,
       files: number,
+      unsettled?: Map<number, number>,
     ): Promise<QueueEstimate & { teamInFlight: number; totalInFlight: number }> {
-      const [byTeam, rate] = await Promise.all([deps.unsettledByTeam(), ratePerMs()]);
+      const [byTeam, rate] = await Promise.all([unsettled ?? deps.unsettledByTeam(), ratePerMs()]);
       const own = byTeam.get(teamId) ?? 0;
       // Fair turns: another team's files go first only up to the turn of this export's file (ties go to the earlier).
       let beforeFirst = own;

@@ -152,8 +152,10 @@ export function createDeliveryRepository(db: Kysely<Database>) {
 
     attemptsOf,
 
-    /** Adds the attempt and counts it, in one transaction; returns the delivery's attempt count after it. */
     /**
+     * Adds the attempt and counts it, in one statement (atomic by itself); returns the delivery's attempt count after
+     * it.
+     *
      * `succeededAt`: the attempt got a 2xx, and the delivery is settled succeeded in the same update (issue 21: one
      * statement less per webhook call, and no moment where the attempt is recorded but the delivery still pending).
      */
@@ -164,6 +166,10 @@ export function createDeliveryRepository(db: Kysely<Database>) {
           .set((eb) => ({
             attempt_count: eb('attempt_count', '+', 1),
             updated_at: succeededAt ?? attempt.attempted_at,
+            last_attempted_at: attempt.attempted_at,
+            last_status_code: attempt.status_code,
+            last_error: attempt.error,
+            last_duration_ms: attempt.duration_ms,
             ...(succeededAt ? { status: 'succeeded' as const, next_attempt_at: null } : {}),
           }))
           .where('id', '=', attempt.delivery_id)
@@ -175,11 +181,9 @@ export function createDeliveryRepository(db: Kysely<Database>) {
         ).executeTakeFirst();
         return row?.attempt_count ?? 0;
       }
-      return db.transaction().execute(async (tx) => {
-        await tx.insertInto('webhook_delivery_attempts').values(attempt).execute();
-        const row = await count(tx).executeTakeFirst();
-        return row?.attempt_count ?? 0;
-      });
+      // One statement too: migration 0021's trigger inserts the attempt's row from the last_* columns it sets.
+      const row = await count(db).executeTakeFirst();
+      return row?.attempt_count ?? 0;
     },
 
     /** A 2xx settles the delivery whatever another attempt concluded meanwhile. */

@@ -1,6 +1,6 @@
 // Exports and their creatives (SPEC §6). Every status change is guarded by the status it leaves, so a job that runs
 // twice (the queue promises at least once) settles a creative or finishes an export once and only once.
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ErrorCode, ExportFailureCode } from '../../../errors.js';
 import { now } from '../database.js';
 import type { Database, ExportCreativesTable, ExportsTable } from '../schema.js';
@@ -219,6 +219,46 @@ export function createExportRepository(db: Kysely<Database>) {
      * Files of unfinished exports still waiting or rendering, per team: what fair turns serve before a team's next
      * file (issue 14: the expected wait).
      */
+    /**
+     * What accepting an export reads, in one statement (issue 21): the id of the latest complete export of the same
+     * request (`cacheKey`), and the files waiting or rendering per team (countUnsettledByTeam).
+     */
+    async probeForExport(
+      teamId: number,
+      cacheKey: string,
+    ): Promise<{ cachedId: string | null; unsettledByTeam: Map<number, number> }> {
+      const rows = await db
+        .selectFrom('export_creatives as c')
+        .innerJoin('exports as e', 'e.id', 'c.export_id')
+        .select(['e.team_id', (eb) => eb.fn.countAll<number>().as('n'), sql<string | null>`null`.as('cached_id')])
+        .where('e.status', 'in', UNSETTLED)
+        .where('c.status', 'in', UNSETTLED)
+        .groupBy('e.team_id')
+        .unionAll(
+          db.selectNoFrom((eb) => [
+            sql<number>`null`.as('team_id'),
+            sql<number>`null`.as('n'),
+            eb
+              .selectFrom('exports')
+              .select('id')
+              .where('team_id', '=', teamId)
+              .where('cache_key', '=', cacheKey)
+              .where('status', '=', 'complete')
+              .orderBy('completed_at', 'desc')
+              .limit(1)
+              .as('cached_id'),
+          ]),
+        )
+        .execute();
+      let cachedId: string | null = null;
+      const unsettledByTeam = new Map<number, number>();
+      for (const row of rows) {
+        if (row.team_id === null) cachedId = row.cached_id;
+        else unsettledByTeam.set(Number(row.team_id), Number(row.n));
+      }
+      return { cachedId, unsettledByTeam };
+    },
+
     async countUnsettledByTeam(): Promise<Map<number, number>> {
       const rows = await db
         .selectFrom('export_creatives as c')
