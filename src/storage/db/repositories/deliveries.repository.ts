@@ -3,6 +3,7 @@
 // outbox row moves from pending to dispatched once, whichever process gets there first.
 import { type Kysely, PostgresAdapter, type QueryCreator, sql } from 'kysely';
 import type { OrderBy, OrderDirection } from '../../../domain/page.js';
+import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
@@ -72,6 +73,38 @@ export interface OutboxEvent {
   action: string;
   payload: string;
 }
+
+/**
+ * SQLite's attempt, built once (every webhook call, issue 21): counted with its outcome in the last_* columns, which
+ * migration 0021's trigger copies into the attempt's row; `succeeded` (1) settles the delivery in the same update.
+ */
+const countAttemptSqlite = prepared<
+  {
+    id: string;
+    updatedAt: string;
+    attemptedAt: string;
+    statusCode: number | null;
+    error: string | null;
+    durationMs: number;
+    succeeded: number;
+  },
+  { attempt_count: number }
+>((db, p) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      attempt_count: eb('attempt_count', '+', 1),
+      updated_at: p('updatedAt'),
+      last_attempted_at: p('attemptedAt'),
+      last_status_code: p('statusCode'),
+      last_error: p('error'),
+      last_duration_ms: p('durationMs'),
+      status: sql<string>`case when ${p('succeeded')} = 1 then 'succeeded' else status end`,
+      next_attempt_at: sql<string | null>`case when ${p('succeeded')} = 1 then null else next_attempt_at end`,
+    }))
+    .where('id', '=', p('id'))
+    .returning('attempt_count'),
+);
 
 const COLUMNS = [
   'id',
@@ -182,8 +215,16 @@ export function createDeliveryRepository(db: Kysely<Database>) {
         return row?.attempt_count ?? 0;
       }
       // One statement too: migration 0021's trigger inserts the attempt's row from the last_* columns it sets.
-      const row = await count(db).executeTakeFirst();
-      return row?.attempt_count ?? 0;
+      const { rows } = await countAttemptSqlite(db, {
+        id: attempt.delivery_id,
+        updatedAt: succeededAt ?? attempt.attempted_at,
+        attemptedAt: attempt.attempted_at,
+        statusCode: attempt.status_code,
+        error: attempt.error,
+        durationMs: attempt.duration_ms,
+        succeeded: succeededAt ? 1 : 0,
+      });
+      return rows[0]?.attempt_count ?? 0;
     },
 
     /** A 2xx settles the delivery whatever another attempt concluded meanwhile. */

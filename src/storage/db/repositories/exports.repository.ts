@@ -3,6 +3,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ErrorCode, ExportFailureCode } from '../../../errors.js';
 import { now } from '../database.js';
+import { prepared } from '../prepared.js';
 import type { Database, ExportCreativesTable, ExportsTable } from '../schema.js';
 
 export type ExportRow = Selectable<ExportsTable>;
@@ -10,6 +11,27 @@ export type CreativeRow = Selectable<ExportCreativesTable>;
 
 export type ExportStatus = 'pending' | 'inProgress' | 'complete' | 'completeWithError' | 'failed';
 export const UNSETTLED: readonly ExportStatus[] = ['pending', 'inProgress'];
+
+// The start of every render (built once, issue 21): the export moves pending → inProgress (anything else is kept)
+// and is answered whole; the file moves to inProgress unless it was settled already.
+const startExport = prepared<{ id: string; at: string }, ExportRow>((db, p) =>
+  db
+    .updateTable('exports')
+    .set((eb) => ({
+      status: eb.case().when('status', '=', 'pending').then('inProgress').else(eb.ref('status')).end(),
+      updated_at: eb.case().when('status', '=', 'pending').then(p('at')).else(eb.ref('updated_at')).end(),
+    }))
+    .where('id', '=', p('id'))
+    .returningAll(),
+);
+const startCreative = prepared<{ id: string; at: string }, CreativeRow>((db, p) =>
+  db
+    .updateTable('export_creatives')
+    .set({ status: 'inProgress', updated_at: p('at') })
+    .where('id', '=', p('id'))
+    .where('status', 'in', UNSETTLED)
+    .returningAll(),
+);
 
 export type NewExport = Omit<ExportRow, 'status' | 'error_log' | 'zip_key' | 'updated_at' | 'completed_at'>;
 export type NewCreative = Omit<
@@ -117,23 +139,9 @@ export function createExportRepository(db: Kysely<Database>) {
       creativeId: string,
     ): Promise<{ row: ExportRow | undefined; creative: CreativeRow | undefined }> {
       const at = now();
-      const row = await db
-        .updateTable('exports')
-        .set((eb) => ({
-          status: eb.case().when('status', '=', 'pending').then('inProgress').else(eb.ref('status')).end(),
-          updated_at: eb.case().when('status', '=', 'pending').then(at).else(eb.ref('updated_at')).end(),
-        }))
-        .where('id', '=', exportId)
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = (await startExport(db, { id: exportId, at })).rows;
       if (!row) return { row, creative: undefined };
-      const creative = await db
-        .updateTable('export_creatives')
-        .set({ status: 'inProgress', updated_at: at })
-        .where('id', '=', creativeId)
-        .where('status', 'in', UNSETTLED)
-        .returningAll()
-        .executeTakeFirst();
+      const [creative] = (await startCreative(db, { id: creativeId, at })).rows;
       return { row, creative };
     },
 
