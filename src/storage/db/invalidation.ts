@@ -95,7 +95,7 @@ export function listenForInvalidations(
     const old = client;
     client = null;
     old?.end().catch(() => {});
-    if (!closed) retry = setTimeout(connect, 1000);
+    if (!closed) retry = setTimeout(connect, 1000).unref();
   }
 
   async function connect() {
