@@ -481,6 +481,7 @@ async function serveApi(
   const exportWait = createExportWait({
     queue: deps.jobs,
     unsettledByTeam: () => exportsRepo.countUnsettledByTeam(),
+    rateTtlMs: config.renderRateTtlMs,
   });
   exportWaitGauges(metrics, exportWait);
   exportsRoutes(app, {

@@ -57,6 +57,12 @@ export interface Config {
    */
   maxQueueWaitSeconds: number;
   /**
+   * PLACARD_RENDER_RATE_TTL_MS: how long a process reuses the render rate of the last minute (the expected wait's
+   * divisor) before reading it again; a one-minute rate hardly moves in a second, and reading it costs a statement
+   * or a Redis round trip per export request (issue 21). 0 reads it every time. Default 1 000.
+   */
+  renderRateTtlMs: number;
+  /**
    * PLACARD_TEAM_FILES_IN_FLIGHT: files one team may have waiting or rendering; an export that would pass it is
    * refused with 429 TEAM_QUEUE_FULL naming the limit, so one team never fills the shared queue. Default 16 000.
    */
@@ -290,6 +296,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     queueLimit: integer(env, 'PLACARD_QUEUE_LIMIT', 64_000, 1, 100_000_000),
     teamFilesInFlight: integer(env, 'PLACARD_TEAM_FILES_IN_FLIGHT', 16_000, 1, 100_000_000),
     maxQueueWaitSeconds: integer(env, 'PLACARD_MAX_QUEUE_WAIT_SECONDS', 900, 1, 7 * 24 * 3600),
+    renderRateTtlMs: integer(env, 'PLACARD_RENDER_RATE_TTL_MS', 1000, 0, 60_000),
     batchRowsInFlight: integer(env, 'PLACARD_BATCH_ROWS_IN_FLIGHT', 16, 1, 10_000),
     trustProxy: trustProxyOf(env.PLACARD_TRUST_PROXY),
     allowPrivateUrls: boolean(env, 'PLACARD_ALLOW_PRIVATE_URLS', false),

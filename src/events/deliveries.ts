@@ -10,6 +10,7 @@ import { ALLOWED_PRIVATE_HOSTS_SETTING } from '../config.js';
 import { AppError } from '../errors.js';
 import { type EnqueueOptions, type Job, type JobQueue, retryDelayAfter } from '../jobs/job-queue.js';
 import { createUrlGuard, forbiddenAddressReason, privateAllowance, type UrlGuard } from '../net/url-guard.js';
+import { TopicCache } from '../storage/db/invalidation.js';
 import {
   createDeliveryRepository,
   type DeliveryAttemptRow,
@@ -237,6 +238,14 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   const repo = createDeliveryRepository(db);
   const webhooks = createWebhookRepository(db);
   const iso = (ms: number) => new Date(ms).toISOString();
+  // Read for every export's event and every attempt, changed by hand a few times a year: kept per process until a
+  // webhook, its actions or the secret change (storage/db/invalidation.ts), so a rotation or a new subscriber still
+  // applies from the next event on (issue 21: two statements per export).
+  const secrets = new TopicCache<number, string>('webhooks', { max: 10_000, ttlMs: 10 * 60_000 });
+  const subscribed = new TopicCache<string, Array<{ id: number; url: string }>>('webhooks', {
+    max: 10_000,
+    ttlMs: 10 * 60_000,
+  });
 
   let stopped = false;
   let dispatchTimer: NodeJS.Timeout | null = null;
@@ -351,9 +360,11 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     );
   }
 
-  async function secretOf(teamId: number): Promise<string> {
-    const row = (await webhooks.findSecret(teamId)) ?? (await webhooks.ensureSecret(teamId, newSigningSecret()));
-    return row.secret;
+  function secretOf(teamId: number): Promise<string> {
+    return secrets.get(teamId, async () => {
+      const row = (await webhooks.findSecret(teamId)) ?? (await webhooks.ensureSecret(teamId, newSigningSecret()));
+      return row.secret;
+    });
   }
 
   async function post(row: Pick<DeliveryRow, 'id' | 'url' | 'payload'>, secret: string): Promise<AttemptResult> {
@@ -488,7 +499,9 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   ): Promise<NewDelivery[]> {
     const txRepo = createDeliveryRepository(tx);
     const def = WEBHOOK_ACTIONS.find((a) => a.name === event.action);
-    const hooks = def ? await txRepo.subscribers(event.teamId, def.id) : [];
+    const hooks = def
+      ? await subscribed.get(`${event.teamId}:${def.id}`, () => txRepo.subscribers(event.teamId, def.id))
+      : [];
     const payload = await recordEvent(tx, event, { dispatched: true });
     const rows: NewDelivery[] = hooks.map((hook) => {
       const id = randomUUID();

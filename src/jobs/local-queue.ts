@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../storage/db/database.js';
+import { prepared } from '../storage/db/prepared.js';
 import type { Database, JobsTable } from '../storage/db/schema.js';
 import {
   DEFAULT_MAX_ATTEMPTS,
@@ -74,6 +75,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
+
+/** A job that ran to its end, settled by the instance holding it (every job: built once, issue 21). */
+const markDone = prepared<{ id: string; instance: string; at: string }, unknown>((db, p) =>
+  db
+    .updateTable('jobs')
+    .set({ status: 'done', lease_until: null, last_error: null, updated_at: p('at') })
+    .where('id', '=', p('id'))
+    .where('locked_by', '=', p('instance'))
+    .where('status', '=', 'running'),
+);
 
 function jobOf(row: JobRow, attempt: number): Job {
   let payload: unknown;
@@ -372,7 +383,8 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     }
     if (execution.abandoned) return;
     if (!failure) {
-      if (!(await settle(row.id, { status: 'done', lease_until: null, last_error: null }))) {
+      const done = await markDone(db, { id: row.id, instance: instanceId, at: iso(clock()) });
+      if (Number(done.numAffectedRows ?? 0) !== 1) {
         log?.warn?.({ jobId: row.id, kind: row.kind }, 'job queue: a job finished after its lease was taken over');
       }
       return;

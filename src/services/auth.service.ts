@@ -1,10 +1,13 @@
 // Access tokens (SPEC §2): client id + secret → HS256 JWT; bearer tokens → the acting user, checked against the
-// database on every request so that a deleted credential or user is refused at once and role changes apply at once.
+// credential and its user on every request so that a deleted credential or user is refused at once and role changes
+// apply at once. The credential is kept per process until a write that can change it invalidates it
+// (storage/db/invalidation.ts): a statement per request saved (issue 21), revocation still at once.
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Actor } from '../domain/actor.js';
 import { AppError } from '../errors.js';
-import type { CredentialRepository } from '../storage/db/repositories/credentials.repository.js';
+import { TopicCache } from '../storage/db/invalidation.js';
+import type { CredentialRepository, CredentialWithUser } from '../storage/db/repositories/credentials.repository.js';
 import { DECOY_HASH, verifySecret } from './secret-hash.js';
 
 export interface AuthServiceDeps {
@@ -24,6 +27,9 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
     max: 10_000,
     ttlAutopurge: false,
   });
+  // Only credentials found are kept (TopicCache keeps no undefined): a miss costs a statement, as it did.
+  const active = new TopicCache<number, CredentialWithUser | undefined>('auth', { max: 10_000, ttlMs: 10 * 60_000 });
+  const findActive = (id: number) => active.get(id, () => credentials.findActive(id));
   const key = crypto.subtle.importKey('raw', jwtKey, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   return {
     async issueToken(clientId: string, clientSecret: string): Promise<{ token: string; expiresIn: number }> {
@@ -72,7 +78,7 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
       }
       const credentialId = payload.cred;
       if (typeof credentialId !== 'number') throw new AppError('UNAUTHENTICATED', 'the access token is not valid');
-      const found = await credentials.findActive(credentialId);
+      const found = await findActive(credentialId);
       if (!found || String(found.user_id) !== payload.sub || found.team_id !== payload.team) {
         throw new AppError('UNAUTHENTICATED', 'the access token has been revoked');
       }

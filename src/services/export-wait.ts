@@ -26,15 +26,34 @@ export interface ExportWaitDeps {
   queue: Pick<JobQueue, 'finishedSince'>;
   /** Files waiting or rendering per team (exports repository). */
   unsettledByTeam(): Promise<Map<number, number>>;
+  /**
+   * How long the render rate read is reused (PLACARD_RENDER_RATE_TTL_MS): a one-minute rate hardly moves in a second,
+   * and each read is a statement (job table) or a Redis round trip per export request. Default 0: read every time.
+   */
+  rateTtlMs?: number;
   now?: () => number;
 }
 
 export function createExportWait(deps: ExportWaitDeps) {
   const now = deps.now ?? Date.now;
 
+  const ttlMs = deps.rateTtlMs ?? 0;
+  /** The last read of the finished count and when it was made; requests within the TTL share it, even in flight. */
+  let lastRead: { at: number; finished: Promise<number> } | null = null;
+
   /** Export files finished per millisecond over the last minute; null when too few finished to tell. */
   async function ratePerMs(): Promise<number | null> {
-    const finished = await deps.queue.finishedSince('export.creative', now() - RATE_WINDOW_MS);
+    const at = now();
+    let read = lastRead;
+    if (!read || at - read.at >= ttlMs) {
+      const fresh = { at, finished: deps.queue.finishedSince('export.creative', at - RATE_WINDOW_MS) };
+      read = lastRead = fresh;
+      // A failed read is not reused.
+      fresh.finished.catch(() => {
+        if (lastRead === fresh) lastRead = null;
+      });
+    }
+    const finished = await read.finished;
     return finished >= MIN_RATE_SAMPLE ? finished / RATE_WINDOW_MS : null;
   }
 
@@ -43,13 +62,15 @@ export function createExportWait(deps: ExportWaitDeps) {
 
     /**
      * Where an export of `files` files of `teamId` would stand if accepted now, with the counts it is made from (the
-     * export service's count limits use them too: one query for all three rules).
+     * export service's count limits use them too: one query for all three rules). `unsettled`: the files in flight per
+     * team when the caller has read them already (with the cache lookup, in one statement).
      */
     async estimate(
       teamId: number,
       files: number,
+      unsettled?: Map<number, number>,
     ): Promise<QueueEstimate & { teamInFlight: number; totalInFlight: number }> {
-      const [byTeam, rate] = await Promise.all([deps.unsettledByTeam(), ratePerMs()]);
+      const [byTeam, rate] = await Promise.all([unsettled ?? deps.unsettledByTeam(), ratePerMs()]);
       const own = byTeam.get(teamId) ?? 0;
       // Fair turns: another team's files go first only up to the turn of this export's file (ties go to the earlier).
       let beforeFirst = own;

@@ -141,9 +141,13 @@ export function createExportService(deps: ExportServiceDeps) {
   }
 
   /** Refuses an export the queue cannot take; answers where an accepted one stands. */
-  async function checkCapacity(teamId: number, files: number): Promise<QueueEstimate | undefined> {
+  async function checkCapacity(
+    teamId: number,
+    files: number,
+    unsettled?: Map<number, number>,
+  ): Promise<QueueEstimate | undefined> {
     // With an estimator, one query gives the team's files, everyone's and the position (issue 21: statements).
-    const snapshot = deps.wait ? await deps.wait.estimate(teamId, files) : null;
+    const snapshot = deps.wait ? await deps.wait.estimate(teamId, files, unsettled) : null;
     const teamLimit = deps.teamFilesInFlight;
     if (teamLimit !== undefined) {
       const inFlight = snapshot ? snapshot.teamInFlight : await exportsRepo.countTeamUnsettled(teamId);
@@ -185,10 +189,27 @@ export function createExportService(deps: ExportServiceDeps) {
     return createHash('sha256').update(canonicalJson({ route, teamId, revision, request })).digest('hex');
   }
 
+  /**
+   * The cache lookup, and the files in flight per team that the capacity check needs on a miss, read together when
+   * there is an estimator to use them (issue 21: one statement for both).
+   */
+  async function probe(
+    actor: Actor,
+    cacheKey: string,
+  ): Promise<{ hit: ExportAnswer | null; unsettled: Map<number, number> | undefined }> {
+    if (!deps.wait) return { hit: await cached(actor, cacheKey), unsettled: undefined };
+    const found = await exportsRepo.probeForExport(actor.teamId, cacheKey);
+    const row = found.cachedId ? await exportsRepo.findById(found.cachedId) : undefined;
+    return { hit: row ? await answerCached(row) : null, unsettled: found.unsettledByTeam };
+  }
+
   /** An earlier complete export of the same request: answered again, its webhookUrl called again. */
   async function cached(actor: Actor, cacheKey: string): Promise<ExportAnswer | null> {
     const row = await exportsRepo.findCached(actor.teamId, cacheKey);
-    if (!row) return null;
+    return row ? answerCached(row) : null;
+  }
+
+  async function answerCached(row: ExportRow): Promise<ExportAnswer> {
     const view = await presentExport(row, await exportsRepo.creativesOf(row.id), deps.links);
     if (row.webhook_url) {
       const url = row.webhook_url;
@@ -331,9 +352,13 @@ export function createExportService(deps: ExportServiceDeps) {
         settings: plan.settings,
         webhookUrl: body.webhookUrl ?? null,
       });
-      const hit = await cached(actor, cacheKey);
+      const { hit, unsettled } = await probe(actor, cacheKey);
       if (hit) return hit;
-      const queue = await checkCapacity(actor.teamId, planFiles(doc, design.name, plan.sizes, plan.output).length);
+      const queue = await checkCapacity(
+        actor.teamId,
+        planFiles(doc, design.name, plan.sizes, plan.output).length,
+        unsettled,
+      );
       const { exportRow, creatives } = rowsOf({
         actor,
         type: body.type,
@@ -396,9 +421,13 @@ export function createExportService(deps: ExportServiceDeps) {
         name,
         webhookUrl: body.webhookUrl ?? null,
       });
-      const hit = await cached(actor, cacheKey);
+      const { hit, unsettled } = await probe(actor, cacheKey);
       if (hit) return hit;
-      const queue = await checkCapacity(actor.teamId, planFiles(changed, name, plan.sizes, plan.output).length);
+      const queue = await checkCapacity(
+        actor.teamId,
+        planFiles(changed, name, plan.sizes, plan.output).length,
+        unsettled,
+      );
 
       // Filled inside the import's transaction.
       const created = {} as {

@@ -23,6 +23,7 @@ import {
 import { type BrandFamily, type BrandFontPreparer, brandFamilyName } from '../render/text/brand-fonts.js';
 import { fontFamily as catalogueFamily, catalogueFonts } from '../render/text/fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
+import { invalidate, TopicCache } from '../storage/db/invalidation.js';
 import {
   type BrandFontRepository,
   type BrandFontRow,
@@ -124,6 +125,9 @@ function* styledElements(document: unknown): Generator<{ name?: string; fontFami
 export function createFontService(deps: FontServiceDeps) {
   const { db, access, blobs, fetcher } = deps;
   const repo: BrandFontRepository = createBrandFontRepository(db);
+  // The faces a render needs, read for every file and changed by an upload or a delete: kept per process until the
+  // team's fonts change (storage/db/invalidation.ts; issue 21: a statement per file).
+  const usedFaces = new TopicCache<string, BrandFontRow[]>('fonts', { max: 10_000, ttlMs: 10 * 60_000 });
   const cacheDir = deps.cacheDir ?? path.join(os.tmpdir(), 'placard-fonts');
 
   /** Stores the faces of one file in a brand kit; nothing is stored when any face cannot be. */
@@ -197,6 +201,7 @@ export function createFontService(deps: FontServiceDeps) {
       }
       return inserted;
     });
+    invalidate('fonts');
     return rows.map(fontOf);
   }
 
@@ -262,7 +267,8 @@ export function createFontService(deps: FontServiceDeps) {
       const used = new Set<string>();
       for (const element of styledElements(document)) used.add(element.fontFamily!.trim().toLowerCase());
       if (used.size === 0) return { document, brandFamilies: [], warnings: [] };
-      const rows = await repo.ofTeam(teamId, [...used]);
+      const wanted = [...used].sort();
+      const rows = await usedFaces.get(`${teamId}:${wanted.join('\n')}`, () => repo.ofTeam(teamId, wanted));
       // The project's kit only decides between kits holding the same face (issue 21: a statement per file saved).
       const project =
         new Set(rows.map((row) => row.brand_kit_id)).size > 1
@@ -370,6 +376,7 @@ export function createFontService(deps: FontServiceDeps) {
           data: { brandkitId: kit.id, font: fontOf(row) },
         });
       });
+      invalidate('fonts');
       // After the commit, and only when no other face (a variable font's other instances) still uses the file.
       if (!(await repo.blobInUse(row.blob_key))) await blobs.delete(row.blob_key);
     },

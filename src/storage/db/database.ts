@@ -5,6 +5,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, type LogEvent, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { listenForInvalidations } from './invalidation.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -47,6 +48,8 @@ export function openDatabase(options: DbOptions): Db {
       max: 10,
     });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    // Other processes' writes reach this process's caches through it (caches are bypassed until it listens).
+    const invalidations = listenForInvalidations(options.databaseUrl);
     return {
       kysely,
       dialect: 'postgres',
@@ -54,7 +57,10 @@ export function openDatabase(options: DbOptions): Db {
       ping: async () => {
         await sql`select 1`.execute(kysely);
       },
-      close: () => kysely.destroy(),
+      close: async () => {
+        await invalidations.close();
+        await kysely.destroy();
+      },
     };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });

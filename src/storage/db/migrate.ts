@@ -17,6 +17,8 @@ import { renderUrls } from './migrations/0016_render_urls.js';
 import { jobOrder } from './migrations/0017_job_order.js';
 import { brandColors } from './migrations/0018_brand_colors.js';
 import { batches } from './migrations/0019_batches.js';
+import { cacheInvalidation } from './migrations/0020_cache_invalidation.js';
+import { attemptRow } from './migrations/0021_attempt_row.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -38,6 +40,8 @@ function provider(db: Db): MigrationProvider {
         '0017_job_order': jobOrder(),
         '0018_brand_colors': brandColors(),
         '0019_batches': batches(db.dialect),
+        '0020_cache_invalidation': cacheInvalidation(db.dialect),
+        '0021_attempt_row': attemptRow(db.dialect),
       };
     },
   };

@@ -404,6 +404,14 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: string | null;
   created_at: string;
   updated_at: string;
+  /**
+   * The last attempt (migration 0021), set by the UPDATE that counts it; on SQLite a trigger copies it into
+   * webhook_delivery_attempts in that statement.
+   */
+  last_attempted_at: ColumnType<string | null, string | null | undefined, string | null>;
+  last_status_code: ColumnType<number | null, number | null | undefined, number | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  last_duration_ms: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface WebhookDeliveryAttemptsTable {

@@ -34,6 +34,8 @@ describe('exports answer their expected wait, and refuse a wait too long', () =>
     t = await startTestApp({
       renderPool: pool,
       maxQueueWaitSeconds: 60,
+      // The stubbed rate changes mid-test: read it on every request.
+      renderRateTtlMs: 0,
       wrapJobs: (jobs) => ({ ...jobs, finishedSince: async () => finishedLastMinute }),
     });
   });

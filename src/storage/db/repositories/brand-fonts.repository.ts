@@ -3,6 +3,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
 import { now } from '../database.js';
+import { invalidate } from '../invalidation.js';
 import { paginate } from '../paginate.js';
 import type { BrandFontsTable, Database } from '../schema.js';
 
@@ -16,7 +17,8 @@ export function createBrandFontRepository(db: Kysely<Database>) {
         .insertInto('brand_fonts')
         .values({ ...font, family_key: font.family.toLowerCase(), created_at: now() })
         .returningAll()
-        .executeTakeFirstOrThrow();
+        .executeTakeFirstOrThrow()
+        .finally(() => invalidate('fonts'));
     },
 
     async findFace(brandKitId: number, family: string, variant: string): Promise<BrandFontRow | undefined> {
@@ -57,6 +59,7 @@ export function createBrandFontRepository(db: Kysely<Database>) {
 
     async delete(id: number): Promise<void> {
       await db.deleteFrom('brand_fonts').where('id', '=', id).execute();
+      invalidate('fonts');
     },
 
     /** Whether any face still points at a stored file (one file serves every instance of a variable font). */

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
 import { containsIgnoringCase } from '../contains.js';
 import { now } from '../database.js';
+import { invalidate } from '../invalidation.js';
 import { paginate } from '../paginate.js';
 import type { Database } from '../schema.js';
 
@@ -124,6 +125,8 @@ export function createBrandKitRepository(db: Kysely<Database>) {
 
     async delete(teamId: number, id: number): Promise<void> {
       await db.deleteFrom('brand_kits').where('team_id', '=', teamId).where('id', '=', id).execute();
+      // Its fonts went with it (on delete cascade).
+      invalidate('fonts');
     },
 
     /** How many projects use the brand kit (a used kit cannot be deleted). */

@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
 import { now } from '../database.js';
+import { invalidate } from '../invalidation.js';
 import { paginate } from '../paginate.js';
 import type { Database } from '../schema.js';
 
@@ -95,6 +96,8 @@ export function createCredentialRepository(db: Kysely<Database>) {
         .where('team_id', '=', teamId)
         .where('client_id', '=', clientId)
         .executeTakeFirst();
+      // Committed (one statement): the tokens of the credential are refused from the next request on.
+      invalidate('auth');
       return Number(result.numDeletedRows);
     },
 

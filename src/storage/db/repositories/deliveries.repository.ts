@@ -3,6 +3,7 @@
 // outbox row moves from pending to dispatched once, whichever process gets there first.
 import { type Kysely, PostgresAdapter, type QueryCreator, sql } from 'kysely';
 import type { OrderBy, OrderDirection } from '../../../domain/page.js';
+import { prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
@@ -72,6 +73,38 @@ export interface OutboxEvent {
   action: string;
   payload: string;
 }
+
+/**
+ * SQLite's attempt, built once (every webhook call, issue 21): counted with its outcome in the last_* columns, which
+ * migration 0021's trigger copies into the attempt's row; `succeeded` (1) settles the delivery in the same update.
+ */
+const countAttemptSqlite = prepared<
+  {
+    id: string;
+    updatedAt: string;
+    attemptedAt: string;
+    statusCode: number | null;
+    error: string | null;
+    durationMs: number;
+    succeeded: number;
+  },
+  { attempt_count: number }
+>((db, p) =>
+  db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      attempt_count: eb('attempt_count', '+', 1),
+      updated_at: p('updatedAt'),
+      last_attempted_at: p('attemptedAt'),
+      last_status_code: p('statusCode'),
+      last_error: p('error'),
+      last_duration_ms: p('durationMs'),
+      status: sql<string>`case when ${p('succeeded')} = 1 then 'succeeded' else status end`,
+      next_attempt_at: sql<string | null>`case when ${p('succeeded')} = 1 then null else next_attempt_at end`,
+    }))
+    .where('id', '=', p('id'))
+    .returning('attempt_count'),
+);
 
 const COLUMNS = [
   'id',
@@ -152,8 +185,10 @@ export function createDeliveryRepository(db: Kysely<Database>) {
 
     attemptsOf,
 
-    /** Adds the attempt and counts it, in one transaction; returns the delivery's attempt count after it. */
     /**
+     * Adds the attempt and counts it, in one statement (atomic by itself); returns the delivery's attempt count after
+     * it.
+     *
      * `succeededAt`: the attempt got a 2xx, and the delivery is settled succeeded in the same update (issue 21: one
      * statement less per webhook call, and no moment where the attempt is recorded but the delivery still pending).
      */
@@ -164,6 +199,10 @@ export function createDeliveryRepository(db: Kysely<Database>) {
           .set((eb) => ({
             attempt_count: eb('attempt_count', '+', 1),
             updated_at: succeededAt ?? attempt.attempted_at,
+            last_attempted_at: attempt.attempted_at,
+            last_status_code: attempt.status_code,
+            last_error: attempt.error,
+            last_duration_ms: attempt.duration_ms,
             ...(succeededAt ? { status: 'succeeded' as const, next_attempt_at: null } : {}),
           }))
           .where('id', '=', attempt.delivery_id)
@@ -175,11 +214,17 @@ export function createDeliveryRepository(db: Kysely<Database>) {
         ).executeTakeFirst();
         return row?.attempt_count ?? 0;
       }
-      return db.transaction().execute(async (tx) => {
-        await tx.insertInto('webhook_delivery_attempts').values(attempt).execute();
-        const row = await count(tx).executeTakeFirst();
-        return row?.attempt_count ?? 0;
+      // One statement too: migration 0021's trigger inserts the attempt's row from the last_* columns it sets.
+      const { rows } = await countAttemptSqlite(db, {
+        id: attempt.delivery_id,
+        updatedAt: succeededAt ?? attempt.attempted_at,
+        attemptedAt: attempt.attempted_at,
+        statusCode: attempt.status_code,
+        error: attempt.error,
+        durationMs: attempt.duration_ms,
+        succeeded: succeededAt ? 1 : 0,
       });
+      return rows[0]?.attempt_count ?? 0;
     },
 
     /** A 2xx settles the delivery whatever another attempt concluded meanwhile. */

@@ -1,8 +1,9 @@
 // Exports and their creatives (SPEC §6). Every status change is guarded by the status it leaves, so a job that runs
 // twice (the queue promises at least once) settles a creative or finishes an export once and only once.
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ErrorCode, ExportFailureCode } from '../../../errors.js';
 import { now } from '../database.js';
+import { prepared } from '../prepared.js';
 import type { Database, ExportCreativesTable, ExportsTable } from '../schema.js';
 
 export type ExportRow = Selectable<ExportsTable>;
@@ -10,6 +11,27 @@ export type CreativeRow = Selectable<ExportCreativesTable>;
 
 export type ExportStatus = 'pending' | 'inProgress' | 'complete' | 'completeWithError' | 'failed';
 export const UNSETTLED: readonly ExportStatus[] = ['pending', 'inProgress'];
+
+// The start of every render (built once, issue 21): the export moves pending → inProgress (anything else is kept)
+// and is answered whole; the file moves to inProgress unless it was settled already.
+const startExport = prepared<{ id: string; at: string }, ExportRow>((db, p) =>
+  db
+    .updateTable('exports')
+    .set((eb) => ({
+      status: eb.case().when('status', '=', 'pending').then('inProgress').else(eb.ref('status')).end(),
+      updated_at: eb.case().when('status', '=', 'pending').then(p('at')).else(eb.ref('updated_at')).end(),
+    }))
+    .where('id', '=', p('id'))
+    .returningAll(),
+);
+const startCreative = prepared<{ id: string; at: string }, CreativeRow>((db, p) =>
+  db
+    .updateTable('export_creatives')
+    .set({ status: 'inProgress', updated_at: p('at') })
+    .where('id', '=', p('id'))
+    .where('status', 'in', UNSETTLED)
+    .returningAll(),
+);
 
 export type NewExport = Omit<ExportRow, 'status' | 'error_log' | 'zip_key' | 'updated_at' | 'completed_at'>;
 export type NewCreative = Omit<
@@ -117,23 +139,9 @@ export function createExportRepository(db: Kysely<Database>) {
       creativeId: string,
     ): Promise<{ row: ExportRow | undefined; creative: CreativeRow | undefined }> {
       const at = now();
-      const row = await db
-        .updateTable('exports')
-        .set((eb) => ({
-          status: eb.case().when('status', '=', 'pending').then('inProgress').else(eb.ref('status')).end(),
-          updated_at: eb.case().when('status', '=', 'pending').then(at).else(eb.ref('updated_at')).end(),
-        }))
-        .where('id', '=', exportId)
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = (await startExport(db, { id: exportId, at })).rows;
       if (!row) return { row, creative: undefined };
-      const creative = await db
-        .updateTable('export_creatives')
-        .set({ status: 'inProgress', updated_at: at })
-        .where('id', '=', creativeId)
-        .where('status', 'in', UNSETTLED)
-        .returningAll()
-        .executeTakeFirst();
+      const [creative] = (await startCreative(db, { id: creativeId, at })).rows;
       return { row, creative };
     },
 
@@ -219,6 +227,46 @@ export function createExportRepository(db: Kysely<Database>) {
      * Files of unfinished exports still waiting or rendering, per team: what fair turns serve before a team's next
      * file (issue 14: the expected wait).
      */
+    /**
+     * What accepting an export reads, in one statement (issue 21): the id of the latest complete export of the same
+     * request (`cacheKey`), and the files waiting or rendering per team (countUnsettledByTeam).
+     */
+    async probeForExport(
+      teamId: number,
+      cacheKey: string,
+    ): Promise<{ cachedId: string | null; unsettledByTeam: Map<number, number> }> {
+      const rows = await db
+        .selectFrom('export_creatives as c')
+        .innerJoin('exports as e', 'e.id', 'c.export_id')
+        .select(['e.team_id', (eb) => eb.fn.countAll<number>().as('n'), sql<string | null>`null`.as('cached_id')])
+        .where('e.status', 'in', UNSETTLED)
+        .where('c.status', 'in', UNSETTLED)
+        .groupBy('e.team_id')
+        .unionAll(
+          db.selectNoFrom((eb) => [
+            sql<number>`null`.as('team_id'),
+            sql<number>`null`.as('n'),
+            eb
+              .selectFrom('exports')
+              .select('id')
+              .where('team_id', '=', teamId)
+              .where('cache_key', '=', cacheKey)
+              .where('status', '=', 'complete')
+              .orderBy('completed_at', 'desc')
+              .limit(1)
+              .as('cached_id'),
+          ]),
+        )
+        .execute();
+      let cachedId: string | null = null;
+      const unsettledByTeam = new Map<number, number>();
+      for (const row of rows) {
+        if (row.team_id === null) cachedId = row.cached_id;
+        else unsettledByTeam.set(Number(row.team_id), Number(row.n));
+      }
+      return { cachedId, unsettledByTeam };
+    },
+
     async countUnsettledByTeam(): Promise<Map<number, number>> {
       const rows = await db
         .selectFrom('export_creatives as c')

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { PageRequest } from '../../../domain/page.js';
 import { containsIgnoringCase } from '../contains.js';
 import { now } from '../database.js';
+import { invalidate } from '../invalidation.js';
 import { paginate } from '../paginate.js';
 import type { Database } from '../schema.js';
 
@@ -91,6 +92,7 @@ export function createUserRepository(db: Kysely<Database>) {
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();
+      invalidate('auth');
     },
 
     /** Marks the user deleted and deletes its credentials, which revokes every token minted from them. */
@@ -107,6 +109,7 @@ export function createUserRepository(db: Kysely<Database>) {
         await tx.deleteFrom('api_credentials').where('team_id', '=', teamId).where('user_id', '=', id).execute();
       };
       await (db.isTransaction ? run(db) : db.transaction().execute(run));
+      invalidate('auth');
     },
 
     async countOwners(teamId: number): Promise<number> {
@@ -134,9 +137,13 @@ export async function withTeamLock<T>(
   teamId: number,
   fn: (users: UserRepository, tx: Kysely<Database>) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (tx) => {
+  const result = await db.transaction().execute(async (tx) => {
     const lock = tx.selectFrom('teams').select('id').where('id', '=', teamId);
     await (dialect === 'postgres' ? lock.forUpdate() : lock).execute();
     return fn(createUserRepository(tx), tx);
   });
+  // A user's role or deletion changed in the transaction reaches the credential cache once committed (an
+  // invalidation inside it could be followed by a read of the row as it was before the commit).
+  invalidate('auth');
+  return result;
 }

@@ -2,6 +2,7 @@
 // another team's webhook does not exist for the caller.
 import type { Kysely } from 'kysely';
 import { now } from '../database.js';
+import { invalidate } from '../invalidation.js';
 import type { Database } from '../schema.js';
 
 export interface WebhookRow {
@@ -41,8 +42,12 @@ async function cancelPending(tx: Kysely<Database>, webhookId: number, at: string
     .execute();
 }
 
-function inTransaction<T>(db: Kysely<Database>, fn: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+// A write: afterwards the cached subscribers and secrets are dropped (storage/db/invalidation.ts; inside a caller's
+// transaction, PostgreSQL's notification at its commit drops them again).
+async function inTransaction<T>(db: Kysely<Database>, fn: (tx: Kysely<Database>) => Promise<T>): Promise<T> {
+  const result = await (db.isTransaction ? fn(db) : db.transaction().execute(fn));
+  invalidate('webhooks');
+  return result;
 }
 
 export function createWebhookRepository(db: Kysely<Database>) {
@@ -181,6 +186,7 @@ export function createWebhookRepository(db: Kysely<Database>) {
         .values({ team_id: teamId, secret, created_at: at })
         .onConflict((oc) => oc.column('team_id').doUpdateSet({ secret, created_at: at }))
         .execute();
+      invalidate('webhooks');
       return { secret, created_at: at };
     },
   };
