@@ -41,6 +41,27 @@ async function pgAdmin(connectionString: string, text: string) {
   }
 }
 
+const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
+
+/** User + system CPU of a process (all its threads) in ms, from /proc; null when it is gone or not readable. */
+function procCpuMs(pid: number): number | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at ") "; utime and stime are the 14th and 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms of the processes seen in both readings (pid → ms), summed. */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, end] of after) ms += end - (before.get(pid) ?? end);
+  return ms;
+}
+
 /** Resolves each export's webhook arrival time (performance.now()). */
 async function webhookReceiver() {
   const arrived = new Map<string, number>();
@@ -84,7 +105,9 @@ async function startProcess(command: 'serve' | 'worker', env: NodeJS.ProcessEnv,
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const dataDir = dir ?? fs.mkdtempSync(path.join(os.tmpdir(), `placard-bench-${command}-`));
-  const child: ChildProcess = spawn(process.execPath, ['bin/placard.js', command], {
+  // BENCH_SERVICE_ARGS: node flags of every process started here (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+  const flags = (process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...flags, 'bin/placard.js', command], {
     env: { ...env, PORT: String(port), PLACARD_PUBLIC_URL: publicUrl || url, PLACARD_DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -242,9 +265,29 @@ export async function benchScale() {
         'select xact_commit + xact_rollback as transactions, active_time from pg_stat_database where datname = $1',
         [database],
       );
-      return { transactions: Number(rows[0].transactions), activeMs: Number(rows[0].active_time) };
+      // The CPU of the database's server processes (its backends: the pools of the API and the workers) from /proc;
+      // a backend that came or went between two readings is counted for the part it was seen.
+      const backends = await client.query('select pid from pg_stat_activity where datname = $1', [database]);
+      const cpuMs = new Map<number, number>();
+      for (const { pid } of backends.rows as { pid: number }[]) {
+        const ms = procCpuMs(pid);
+        if (ms !== null) cpuMs.set(pid, ms);
+      }
+      return { transactions: Number(rows[0].transactions), activeMs: Number(rows[0].active_time), cpuMs };
     } finally {
       await client.end();
+    }
+  };
+
+  /** Redis's own CPU (INFO cpu) in ms: the whole server's, so other clients of a shared Redis count in too. */
+  const redisCpuMs = async () => {
+    const redis = openRedis(redisUrl);
+    try {
+      const info = await redis.info('cpu');
+      const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
+      return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+    } finally {
+      await redis.quit();
     }
   };
 
@@ -300,8 +343,12 @@ export async function benchScale() {
     for (const scenario of scenarios) {
       const before = { api: await readCounters([api]), workers: await readCounters(workers) };
       const pgBefore = withPg ? await pgStats() : null;
+      const redisBefore = withPg ? await redisCpuMs() : null;
+      const benchBefore = process.cpuUsage();
       const result = await run(shape, EXPORTS, scenario.settings);
+      const benchCpu = process.cpuUsage(benchBefore);
       const load = os.loadavg()[0];
+      const redisAfter = withPg ? await redisCpuMs() : null;
       const after = { api: await readCounters([api]), workers: await readCounters(workers) };
       const pgAfter = withPg ? await pgStats() : null;
       const rate = EXPORTS / (result.wallMs / 1000);
@@ -327,6 +374,16 @@ export async function benchScale() {
         'SQL statements': both('sql'),
         'PG transactions': pgAfter && pgBefore ? (pgAfter.transactions - pgBefore.transactions) / EXPORTS : '—',
         'PG executing ms': pgAfter && pgBefore ? (pgAfter.activeMs - pgBefore.activeMs) / EXPORTS : '—',
+        'PG CPU ms': pgAfter && pgBefore ? cpuBetween(pgBefore.cpuMs, pgAfter.cpuMs) / EXPORTS : '—',
+        'Redis server CPU ms': redisAfter !== null && redisBefore !== null ? (redisAfter - redisBefore) / EXPORTS : '—',
+        'bench CPU ms (client, webhooks, s3rver)': (benchCpu.user + benchCpu.system) / 1000 / EXPORTS,
+        'all CPU ms': [
+          per('api', 'cpu', 1000),
+          workers.length ? per('workers', 'cpu', 1000) : 0,
+          pgAfter && pgBefore ? cpuBetween(pgBefore.cpuMs, pgAfter.cpuMs) / EXPORTS : 0,
+          redisAfter !== null && redisBefore !== null ? (redisAfter - redisBefore) / EXPORTS : 0,
+          (benchCpu.user + benchCpu.system) / 1000 / EXPORTS,
+        ].reduce((a, b) => a + b, 0),
         'Redis commands (API + workers)': `${per('api', 'redisCommands').toFixed(1)} + ${per('workers', 'redisCommands').toFixed(1)}`,
         'Redis round trips': both('redisTrips'),
         'Redis busy ms': both('redisSeconds', 1000),
@@ -398,6 +455,11 @@ export async function benchScale() {
         '  a connection had an answer outstanding. S3 ms: time from request to answer. PG executing ms: PostgreSQL`s',
         '  active_time of the database. They overlap one another and other exports (16 in flight), so they say where',
         '  time goes, not how it adds up to the wall time.',
+        '- CPU ms are counted, not timed: API and worker CPU from each process, PG CPU from /proc of the bench',
+        "  database's backends, Redis server CPU from INFO (the whole server: other users of a shared Redis count in),",
+        '  bench CPU is this process: the HTTP client, the webhook receiver and, scaled out, s3rver. On two busy cores',
+        '  their sum per export (all CPU ms) is what bounds exports/s: embedded all CPU ÷ scaled out all CPU is the',
+        '  share of the embedded rate the scaled-out shape can reach on two cores that nothing else uses.',
       ].join('\n'),
     );
   } finally {

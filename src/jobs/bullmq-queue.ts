@@ -88,6 +88,13 @@ local v = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tonumber(ARGV[1]) > v then redis.call('SET', KEYS[1], ARGV[1]) end
 return 0`;
 
+interface FairCommands {
+  /** FAIR_KEY_SCRIPT (ioredis defineCommand). */
+  placardFairKey(clock: string, last: string, prioritized: string, active: string, delayed: string): Promise<number>;
+  /** FAIR_ADVANCE_SCRIPT (ioredis defineCommand). */
+  placardFairAdvance(clock: string, priority: number): Promise<number>;
+}
+
 /** Finished jobs are kept a day, so that enqueueing the same id again does nothing (job-queue.ts). */
 const KEEP_FINISHED_SECONDS = 24 * 60 * 60;
 const IDLE_CHECK_MS = 10;
@@ -139,20 +146,31 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
     `${prefix}:placard-fair:${kind}:g:${group ?? ''}`,
   ];
 
+  // Sent by SHA-1 (EVALSHA), not with their text on every call; ioredis loads a script that Redis does not hold yet
+  // (a restart, SCRIPT FLUSH) and sends it again. Defined once per connection: every queue over it shares them.
+  const scripts = connection as RedisClient & Partial<FairCommands>;
+  if (!scripts.placardFairKey || !scripts.placardFairAdvance) {
+    connection.defineCommand('placardFairKey', { numberOfKeys: 5, lua: FAIR_KEY_SCRIPT });
+    connection.defineCommand('placardFairAdvance', { numberOfKeys: 1, lua: FAIR_ADVANCE_SCRIPT });
+  }
+  const fair = connection as RedisClient & FairCommands;
+
   async function nextFairKey(kind: JobKind, group: string): Promise<number> {
     // One round trip per enqueue (a 5,000-file export enqueues 5,000 jobs): when nothing of the kind waits or runs
     // (its prioritized, active and delayed sets are empty) the script first starts every group again from 1.
     const { keys } = queueOf(kind);
-    return Number(
-      await connection.eval(FAIR_KEY_SCRIPT, 5, ...fairKeys(kind, group), keys.prioritized, keys.active, keys.delayed),
-    );
+    const [clock, last] = fairKeys(kind, group);
+    return Number(await fair.placardFairKey(clock, last, keys.prioritized, keys.active, keys.delayed));
   }
 
   async function run(kind: JobKind, registration: Registration, entry: Running) {
     const { job } = entry;
     const data = job.data;
     if (job.opts.priority) {
-      await connection.eval(FAIR_ADVANCE_SCRIPT, 1, fairKeys(kind)[0], job.opts.priority).catch(() => undefined);
+      // Not awaited: the clock only ever rises (the script keeps the larger), so the job need not wait for Redis to
+      // have raised it; the command leaves at once and is answered while the job runs. A failure only leaves the clock
+      // lower, which places a newly arriving group's first job earlier, as before this job started.
+      void fair.placardFairAdvance(fairKeys(kind)[0], job.opts.priority).catch(() => undefined);
     }
     const attempt = attemptOf(job);
     const asJob = (n: number): Job => ({
