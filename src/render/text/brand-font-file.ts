@@ -3,7 +3,6 @@
 // tables a renderer reads hold together, so that a fuzzed or truncated file is refused at upload and never reaches a
 // render thread. Pure over bytes: the upload service and the render threads (coverage) both use it.
 import * as fontkit from 'fontkit';
-import subsetFont from 'subset-font';
 
 /** A font file may be at most this large (documented in the README and the route). */
 export const MAX_FONT_BYTES = 10 * 1024 * 1024;
@@ -310,6 +309,9 @@ async function instanceFile(bytes: Buffer, coordinates: Record<string, number>):
     const value = coordinates[tag] ?? axis.default;
     pinned[tag] = Math.min(axis.max, Math.max(axis.min, value));
   }
+  // Imported here, for variable fonts only: HarfBuzz and its WOFF codecs are most of what reading a font would load,
+  // and every render thread (and `placard render`) imports this module for coverage (issue 21).
+  const { default: subsetFont } = await import('subset-font');
   let instance: Buffer;
   try {
     instance = await subsetFont(bytes, '', { targetFormat: 'sfnt', keepAllGlyphs: true, variationAxes: pinned });
