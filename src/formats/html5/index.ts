@@ -1,14 +1,8 @@
 // HTML5 (SPEC §6, issue 7): one zip per size, packaged for an ad network's rules.
 import { defineFormat } from '../output-format.js';
+import { packageHtml5 } from './package.js';
+import { html5WeightFindings, weightFindings } from './preflight.js';
 import { Html5SettingsSchema, resolveHtml5Settings } from './settings.js';
-
-// The packager (zip, subsetter, emoji table, minifier) is imported by the first HTML5 render of a process or thread,
-// once: a `placard render` of a JPG, and every thread that never makes a package, do without it (issue 21).
-let packager: Promise<[typeof import('./package.js'), typeof import('./preflight.js')]> | undefined;
-const loadPackager = () => {
-  packager ??= Promise.all([import('./package.js'), import('./preflight.js')]);
-  return packager;
-};
 
 const HTML_DEFAULTS = {
   quality: 80,
@@ -48,7 +42,6 @@ export const html = defineFormat({
     resolveHtml5Settings(settings); // 400 before anything is created
   },
   async render(job, context) {
-    const [{ packageHtml5 }, { weightFindings }] = await loadPackager();
     const pkg = await packageHtml5(job.document, job.sizeIndex, job.settings, {
       zipName: job.fileStem,
       fetcher: context.fetcher,
@@ -64,8 +57,6 @@ export const html = defineFormat({
         : undefined;
     return { bytes: pkg.zip, warnings: pkg.warnings, backup: pkg.backup, findings };
   },
-  preflight: async (document, sizeIndex, about, settings, fetcher) => {
-    const [, { html5WeightFindings }] = await loadPackager();
-    return html5WeightFindings(document, sizeIndex, about, settings, fetcher);
-  },
+  preflight: (document, sizeIndex, about, settings, fetcher) =>
+    html5WeightFindings(document, sizeIndex, about, settings, fetcher),
 });
