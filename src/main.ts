@@ -149,8 +149,12 @@ export async function main(argv: string[]) {
       case 'admin':
         return await admin(rest);
       case 'render': {
-        // Imported here: the renderer (Skia, libvips) costs the other commands nothing.
-        const { RENDER_USAGE, runRender } = await import('./cli/render.js');
+        // Imported here: the renderer (Skia, libvips) costs the other commands nothing. A build has it in one file
+        // (scripts/bundle-cli.mjs), which spares ~470 module loads of a cold start; from sources (tsx) it is the module.
+        const bundle = new URL('./cli/bundle/render.js', import.meta.url);
+        const { RENDER_USAGE, runRender } = (await import(
+          fs.existsSync(bundle) ? bundle.href : './cli/render.js'
+        )) as typeof import('./cli/render.js');
         if (rest.includes('--help') || rest.includes('-h')) {
           process.stdout.write(`${RENDER_USAGE}\n`);
           return;

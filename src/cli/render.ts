@@ -5,11 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import { type Static, type TObject, Type } from 'typebox';
+import type { ValidateFunction } from 'ajv';
+import type { TObject } from 'typebox';
 import { applyChanges } from '../domain/changes.js';
-import { ElementsChanges, GeneralChanges } from '../domain/changes.schema.js';
 import { type DesignDocument, readDocument } from '../domain/design.schema.js';
 import { type PlannedFile, planFiles } from '../domain/export-plan.js';
 import { describeValidation, pointerToPath } from '../domain/json-pointer.js';
@@ -22,6 +20,7 @@ import { EXPORT_TYPES, findFormat, type RenderJob, renderJob } from '../formats/
 import { type AssetFetcher, createAssetFetcher } from '../render/media/assets.js';
 import { useBrandFamilies as registerBrandFamilies, requireEmbeddable } from '../render/text/brand-fonts.js';
 import { type LocalFonts, loadLocalFonts } from './local-fonts.js';
+import * as settingsValidators from './settings.validate.generated.js';
 
 export const RENDER_USAGE = `usage: placard render <document.json> --format png|jpg|webp|avif|pdf|gif|mp4|html --out <path>
                       [--changes <file>] [--size <size hash or WxH>]... [--scale N] [--quality N] [--fps N]
@@ -180,36 +179,13 @@ function readJson(file: string, what: string): unknown {
   }
 }
 
-/** The changes file: the `elementsChanges` and `generalChanges` of POST /v1/export-with-changes, nothing else. */
-const ChangesFile = Type.Object(
-  { elementsChanges: ElementsChanges, generalChanges: Type.Optional(GeneralChanges) },
-  { additionalProperties: false },
-);
-type ChangesFile = Static<typeof ChangesFile>;
-
-// The same Ajv settings as request bodies (http/validation.ts), so that messages are the API's.
-// ajv-formats is CommonJS; under ESM its plugin arrives as the `default` of the default export (as http/validation.ts).
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv,
-) => Ajv;
-const ajv = new Ajv({
-  coerceTypes: false,
-  useDefaults: true,
-  allErrors: true,
-  verbose: true,
-  strict: false,
-});
-addFormats(ajv);
-// Compiled on first use: the changes schema holds every element's changes (~100 ms of a cold start), and most
-// renders have no --changes (issue 21).
-let compiledChanges: ValidateFunction<ChangesFile> | undefined;
-
-function withChanges(document: DesignDocument, file: string, fonts: FontLookup): DesignDocument {
+async function withChanges(document: DesignDocument, file: string, fonts: FontLookup): Promise<DesignDocument> {
   const raw = readJson(file, 'changes file');
-  compiledChanges ??= ajv.compile<ChangesFile>(ChangesFile);
-  const checkChanges = compiledChanges;
-  if (!checkChanges(raw)) {
-    const { message, details } = describeValidation(checkChanges.errors ?? [], 'body');
+  // Imported on first use: the changes schema holds every element's changes (~100 ms of a cold start), and most
+  // renders have no --changes (issue 21).
+  const { checkChangesFile } = await import('./changes-file.js');
+  if (!checkChangesFile(raw)) {
+    const { message, details } = describeValidation(checkChangesFile.errors ?? [], 'body');
     throw new AppError('VALIDATION_FAILED', message, { details });
   }
   return applyChanges(document, raw.elementsChanges, raw.generalChanges, fonts);
@@ -271,15 +247,13 @@ function settingsOf(args: Args): Record<string, unknown> {
   return Object.fromEntries(Object.entries(given).filter(([key, value]) => value !== undefined && own.includes(key)));
 }
 
-const settingsValidators = new Map<string, ReturnType<Ajv['compile']>>();
-
-/** The API's checks of exportSettings, with the API's messages (the format's own schema, the same Ajv settings). */
+/**
+ * The API's checks of exportSettings, with the API's messages: the format's own schema under the API's Ajv settings,
+ * compiled ahead of time (scripts/compile-validators.ts) so that a render compiles nothing at start (issue 21).
+ */
 function validateSettings(format: OutputFormat<string, never, unknown>, given: Record<string, unknown>): void {
-  let validate = settingsValidators.get(format.type);
-  if (!validate) {
-    validate = ajv.compile(Type.Object({ exportSettings: format.settings }));
-    settingsValidators.set(format.type, validate);
-  }
+  const validate = (settingsValidators as unknown as Record<string, ValidateFunction | undefined>)[format.type];
+  if (!validate) throw new Error(`no compiled settings validator for ${format.type}: run npm run schema:compile`);
   if (!validate({ exportSettings: given })) {
     const { message, details } = describeValidation(validate.errors ?? [], 'body');
     throw new AppError('VALIDATION_FAILED', message, { details });
@@ -306,7 +280,7 @@ async function renderWith(
   validateSettings(format, given);
   const settings = format.defaults(given as never);
   let document = readDocument(readJson(args.document, 'document'));
-  if (args.changes) document = withChanges(document, args.changes, local.lookup);
+  if (args.changes) document = await withChanges(document, args.changes, local.lookup);
   // After the changes: a FONTFAMILY change names a local family as the person knows it.
   document = local.rewrite(document);
   registerBrandFamilies(local.families);

@@ -3,12 +3,13 @@
 // GET /v1/schemas/design-document.json. What JSON Schema cannot say (names unique within a size, one type per name
 // across sizes, distinct size hashes) is checked by `semanticProblems`; `validateDocument` runs both.
 import { randomInt } from 'node:crypto';
-import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { type Static, Type } from 'typebox';
 import { Colour } from '../elements/common.js';
 import { type Layer, LayerSchema } from '../elements/registry.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { CURRENT_DOCUMENT_VERSION, migrateDocument } from './design.migrate.js';
+import { validate as generatedCheck } from './design.validate.generated.js';
 import { describeValidation, pointerToPath } from './json-pointer.js';
 import { sizeKind } from './standard-sizes.js';
 
@@ -94,9 +95,10 @@ export function designDocumentJsonSchema(): Record<string, unknown> {
   };
 }
 
-// The same Ajv settings as request bodies (http/validation.ts): no coercion, defaults filled in, every error.
-const ajv = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: true, verbose: true, strict: false });
-const check = ajv.compile(DesignDocument);
+// Ajv's standalone code for DesignDocument, with the settings of request bodies (http/validation.ts): no coercion,
+// defaults filled in, every error. Compiling it at import cost ~230 ms of every start (issue 21); `npm run
+// schema:compile` regenerates it and test/cli/compiled-validators.test.ts fails when it no longer matches the schema.
+const check = generatedCheck as unknown as ValidateFunction<DesignDocument>;
 
 const MAX_DETAILS = 20;
 

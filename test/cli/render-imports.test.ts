@@ -1,18 +1,30 @@
 // `placard render` loads the renderer and nothing of the service (issue 21): the real command runs with a preload that
 // records every module it imports, renders a 300x250 JPG, and the list is checked for the HTTP server, the database,
 // the queues and the AWS SDK. The cold wall time is a benchmark figure (`npm run bench -- cli`), not asserted here.
+// A build runs the renderer bundled (scripts/bundle-cli.mjs): the bundle is made from the sources here and must render
+// the same JPG while loading none of TypeBox's files, HarfBuzz or the Ajv compiler.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
+
+// @ts-expect-error: a plain ES module of the build, without types.
+import { bundleRender } from '../../scripts/bundle-cli.mjs';
 
 const MAIN = path.resolve('src/main.ts');
 const RECORDER = path.resolve('test/cli/fixtures/record-imports.mjs');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-cli-imports-'));
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+// Inside the repository (and ignored by git): the bundle's external packages resolve from node_modules.
+fs.mkdirSync('.tmp', { recursive: true });
+const bundleDir = fs.mkdtempSync(path.resolve('.tmp/cli-bundle-'));
+after(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(bundleDir, { recursive: true, force: true });
+});
 
 /** Packages and source folders of the service that a local render has no use for. */
 const FORBIDDEN = [
@@ -36,11 +48,19 @@ const FORBIDDEN = [
   /^require:(fastify|kysely|better-sqlite3|pg|bullmq|ioredis|@aws-sdk\/.*)$/,
 ];
 
-test('placard render of a 300x250 JPG loads the renderer only, and writes the JPG', async () => {
+function banner(): string {
   const document = JSON.parse(fs.readFileSync('test/render/fixtures/cli-set.json', 'utf8'));
   document.sizes = document.sizes.slice(0, 1); // the 300x250
   const input = path.join(dir, 'banner.json');
   fs.writeFileSync(input, JSON.stringify(document));
+  return input;
+}
+
+/** The URLs (and `require:` requests) a process loaded, from the recorder's file. */
+const recorded = (file: string) => [...new Set(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean))];
+
+test('placard render of a 300x250 JPG loads the renderer only, and writes the JPG', async () => {
+  const input = banner();
   const out = path.join(dir, 'banner.jpg');
   const record = path.join(dir, 'imports.txt');
   const env: NodeJS.ProcessEnv = { ...process.env, PLACARD_RECORD_IMPORTS: record };
@@ -52,7 +72,7 @@ test('placard render of a 300x250 JPG loads the renderer only, and writes the JP
   );
   assert.equal(run.status, 0, `placard render failed: ${run.stderr}`);
 
-  const loaded = [...new Set(fs.readFileSync(record, 'utf8').split('\n').filter(Boolean))];
+  const loaded = recorded(record);
   // The recorder works: the renderer's own modules are in the list.
   assert.ok(
     loaded.some((url) => url.endsWith('/src/formats/raster/index.ts')),
@@ -69,4 +89,44 @@ test('placard render of a 300x250 JPG loads the renderer only, and writes the JP
   assert.equal(meta.format, 'jpeg');
   assert.equal(meta.width, 300);
   assert.equal(meta.height, 250);
+});
+
+test('the bundled renderer of a build writes the same JPG, without loading TypeBox, HarfBuzz or the Ajv compiler', async () => {
+  await bundleRender({ entry: path.resolve('src/cli/render.ts'), outdir: bundleDir, sourcemap: false });
+  const input = banner();
+  const fromSources = path.join(dir, 'sources.jpg');
+  const fromBundle = path.join(dir, 'bundle.jpg');
+  const record = path.join(dir, 'bundle-imports.txt');
+  // What dist/main.js does with the bundle of a build: import it and run the command's arguments.
+  const driver = `const { runRender } = await import(${JSON.stringify(pathToFileURL(path.join(bundleDir, 'render.js')).href)});
+    process.exit(await runRender(process.argv.slice(1)));`;
+  const env: NodeJS.ProcessEnv = { ...process.env, PLACARD_RECORD_IMPORTS: record };
+  delete env.NODE_TEST_CONTEXT;
+  const bundled = spawnSync(
+    process.execPath,
+    ['--import', RECORDER, '--input-type=module', '-e', driver, input, '--format', 'jpg', '--out', fromBundle],
+    { env, encoding: 'utf8', timeout: 120_000 },
+  );
+  assert.equal(bundled.status, 0, `the bundled render failed: ${bundled.stderr}`);
+  const sources = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', MAIN, 'render', input, '--format', 'jpg', '--out', fromSources],
+    { env: { ...env, PLACARD_RECORD_IMPORTS: '' }, encoding: 'utf8', timeout: 120_000 },
+  );
+  assert.equal(sources.status, 0, `placard render failed: ${sources.stderr}`);
+  assert.ok(fs.readFileSync(fromBundle).equals(fs.readFileSync(fromSources)), 'the bundle writes the same bytes');
+
+  const loaded = recorded(record);
+  assert.ok(
+    loaded.some((url) => /@napi-rs\/canvas/.test(url)),
+    'the recorder works: the canvas was loaded',
+  );
+  const unexpected = loaded.filter(
+    (url) =>
+      FORBIDDEN.some((pattern) => pattern.test(url)) ||
+      /node_modules\/typebox\//.test(url) ||
+      url.startsWith(`${pathToFileURL(path.resolve('src')).href}/`) ||
+      /node_modules\/(subset-font|ajv\/dist\/ajv\.js)/.test(url),
+  );
+  assert.deepEqual(unexpected, [], 'the bundle loads its own modules, and neither HarfBuzz nor the Ajv compiler');
 });

@@ -3,8 +3,16 @@
 // HarfBuzz). Every face gets the same ascent/descent overrides, so a line's baseline sits at a known distance from
 // the top of its box whatever the font (see baselineOffset) and lines can be placed where the renderer placed them.
 import { readFile } from 'node:fs/promises';
-import subsetFont from 'subset-font';
 import { fontFile } from '../../render/text/fonts.js';
+
+// HarfBuzz (subset-font, with its WOFF2 codecs) is imported by the first package that embeds a font, once per
+// process or thread: every render thread and `placard render` import this module, most never subset (issue 21).
+// A package name, not a relative module: render threads under tsx resolve those only through static imports.
+let subsetter: Promise<typeof import('subset-font').default> | undefined;
+const loadSubsetter = () => {
+  subsetter ??= import('subset-font').then((module) => module.default);
+  return subsetter;
+};
 
 /** ascent-override and descent-override of every face, as fractions of the font size. */
 const ASCENT = 0.8;
@@ -78,6 +86,7 @@ export class FontBook {
     for (const face of this.faces.values()) {
       const path = fontFile(face.family, face.variant, face.subset, 'woff2');
       if (!path || face.chars.size === 0) continue;
+      const subsetFont = await loadSubsetter();
       const bytes = await subsetFont(await readFile(path), [...face.chars].join(''), { targetFormat: format });
       const weight = Number.parseInt(face.variant, 10) || 400;
       const style = face.variant.endsWith('italic') ? 'italic' : 'normal';

@@ -2,13 +2,24 @@
 // (TTF, OTF, WOFF, WOFF2, TrueType/OpenType collections; a variable font's named instances), and a check that the
 // tables a renderer reads hold together, so that a fuzzed or truncated file is refused at upload and never reaches a
 // render thread. Pure over bytes: the upload service and the render threads (coverage) both use it.
-import * as fontkit from 'fontkit';
-import subsetFont from 'subset-font';
+import { createRequire } from 'node:module';
+import type * as Fontkit from 'fontkit';
 
 /** A font file may be at most this large (documented in the README and the route). */
 export const MAX_FONT_BYTES = 10 * 1024 * 1024;
 /** A collection or a variable font may bring at most this many faces. */
 export const MAX_FACES = 64;
+
+// fontkit (with its Brotli dictionary and Unicode tables, ~100 ms) is loaded by the first font read, through its
+// CommonJS build so that reading stays synchronous: every render thread and `placard render` import this module for
+// brand-font coverage, and most renders read no font file (issue 21).
+let loadedFontkit: typeof Fontkit | undefined;
+const fontkit = {
+  create(buffer: Buffer, postscriptName?: string): Fontkit.Font | Fontkit.FontCollection {
+    loadedFontkit ??= createRequire(import.meta.url)('fontkit') as typeof Fontkit;
+    return loadedFontkit.create(buffer, postscriptName);
+  },
+};
 
 export type FontFileFormat = 'ttf' | 'otf' | 'woff' | 'woff2' | 'ttc';
 
@@ -61,7 +72,7 @@ const FS_TYPE_BITS = {
   bitmapOnly: 0x0200,
 } as const;
 
-function fsTypeOf(font: fontkit.Font): number {
+function fsTypeOf(font: Fontkit.Font): number {
   const flags = ((font as unknown as { 'OS/2'?: { fsType?: Record<string, boolean> } })['OS/2']?.fsType ??
     {}) as Record<string, boolean>;
   let value = 0;
@@ -109,7 +120,7 @@ interface Os2 {
  * Reads what a renderer reads, so that broken tables fail here: the glyph count against loca, the cmap, a sample of
  * glyph outlines and advances, and a shaping run through GSUB/GPOS.
  */
-function checkTables(font: fontkit.Font): void {
+function checkTables(font: Fontkit.Font): void {
   const numGlyphs = font.numGlyphs;
   if (!Number.isInteger(numGlyphs) || numGlyphs < 1 || numGlyphs > 65_535) {
     throw new FontFileError(`claims ${numGlyphs} glyphs; a font has 1 to 65535`);
@@ -153,7 +164,7 @@ function checkTables(font: fontkit.Font): void {
 }
 
 function facesOfFont(
-  font: fontkit.Font,
+  font: Fontkit.Font,
   bytes: Buffer,
   storedFormat: ParsedFace['storedFormat'],
   fileName: string,
@@ -214,7 +225,7 @@ function facesOfFont(
  * packed after it. Done by hand because neither fontkit nor HarfBuzz's subsetter (subset-font) writes a face of a
  * collection out whole, and Skia registers only the first face of a collection.
  */
-function standaloneFace(collection: Buffer, font: fontkit.Font): Buffer {
+function standaloneFace(collection: Buffer, font: Fontkit.Font): Buffer {
   const directory = (
     font as unknown as { directory: { tag: string; tables: Record<string, { offset: number; length: number }> } }
   ).directory;
@@ -263,14 +274,14 @@ export function parseFontFile(bytes: Buffer, fileName: string): ParsedFontFile {
   if (!format) {
     throw new FontFileError('is not a font file: TTF, OTF, WOFF, WOFF2 or a TrueType collection (TTC) is needed');
   }
-  let parsed: fontkit.Font | fontkit.FontCollection;
+  let parsed: Fontkit.Font | Fontkit.FontCollection;
   try {
     parsed = fontkit.create(bytes);
   } catch (error) {
     throw new FontFileError(`is a damaged ${format.toUpperCase()} file (${(error as Error).message})`);
   }
   if ('fonts' in parsed) {
-    let fonts: fontkit.Font[];
+    let fonts: Fontkit.Font[];
     try {
       fonts = parsed.fonts;
     } catch (error) {
@@ -283,7 +294,7 @@ export function parseFontFile(bytes: Buffer, fileName: string): ParsedFontFile {
     const faces = fonts.flatMap((font) => {
       const standalone = standaloneFace(bytes, font);
       const storedFormat = standalone.readUInt32BE(0) === 0x4f54544f ? 'otf' : 'ttf';
-      return facesOfFont(fontkit.create(standalone) as fontkit.Font, standalone, storedFormat, fileName);
+      return facesOfFont(fontkit.create(standalone) as Fontkit.Font, standalone, storedFormat, fileName);
     });
     return { format, faces };
   }
@@ -302,7 +313,7 @@ export function parseFontFile(bytes: Buffer, fileName: string): ParsedFontFile {
  * subset with the instance's own outlines everywhere without any of them knowing about variations.
  */
 async function instanceFile(bytes: Buffer, coordinates: Record<string, number>): Promise<Buffer> {
-  const font = fontkit.create(bytes) as fontkit.Font;
+  const font = fontkit.create(bytes) as Fontkit.Font;
   const axes = (font as unknown as { variationAxes?: Record<string, { default: number; min: number; max: number }> })
     .variationAxes;
   const pinned: Record<string, number> = {};
@@ -310,6 +321,9 @@ async function instanceFile(bytes: Buffer, coordinates: Record<string, number>):
     const value = coordinates[tag] ?? axis.default;
     pinned[tag] = Math.min(axis.max, Math.max(axis.min, value));
   }
+  // Imported here, for variable fonts only: HarfBuzz and its WOFF codecs are most of what reading a font would load,
+  // and every render thread (and `placard render`) imports this module for coverage (issue 21).
+  const { default: subsetFont } = await import('subset-font');
   let instance: Buffer;
   try {
     instance = await subsetFont(bytes, '', { targetFormat: 'sfnt', keepAllGlyphs: true, variationAxes: pinned });
@@ -317,9 +331,9 @@ async function instanceFile(bytes: Buffer, coordinates: Record<string, number>):
     throw new FontFileError(`has a named instance that cannot be instantiated (${(error as Error).message})`);
   }
   // What the instancer wrote is read like an upload: a broken instance is refused here, never at a render.
-  let parsed: fontkit.Font;
+  let parsed: Fontkit.Font;
   try {
-    parsed = fontkit.create(instance) as fontkit.Font;
+    parsed = fontkit.create(instance) as Fontkit.Font;
     checkTables(parsed);
   } catch (error) {
     if (error instanceof FontFileError) throw error;
