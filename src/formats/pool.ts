@@ -215,19 +215,29 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     },
     async renderFiles(job, options = {}) {
       const release = await gate.acquire(options.signal, options.group, options.low);
-      const budget = options.budgetMs !== undefined ? AbortSignal.timeout(options.budgetMs) : undefined;
-      const signals = [options.signal, budget].filter((s): s is AbortSignal => s !== undefined);
+      // A plain timer, cleared when the render ends: AbortSignal.timeout's timer stays and fires long after a 5 ms
+      // render, building a DOMException with its stack each time (issue 21: a measurable part of the event loop's CPU).
+      let timedOut = false;
+      const budget =
+        options.budgetMs !== undefined
+          ? setTimeout(() => {
+              timedOut = true;
+              cancel();
+            }, options.budgetMs).unref()
+          : undefined;
       // Cancelling is two steps: ask the render to stop (it kills and reaps its ffmpeg), then terminate its thread
       // if it has not stopped within CANCEL_GRACE_MS.
       const cancelId = randomUUID();
       const terminate = new AbortController();
       let grace: NodeJS.Timeout | undefined;
+      let cancelling = false;
       const cancel = () => {
+        if (cancelling) return;
+        cancelling = true;
         cancels.postMessage({ id: cancelId } satisfies CancelMessage);
         grace = setTimeout(() => terminate.abort(), CANCEL_GRACE_MS);
       };
-      const cancelled = signals.length > 0 ? AbortSignal.any(signals) : undefined;
-      cancelled?.addEventListener('abort', cancel, { once: true });
+      options.signal?.addEventListener('abort', cancel, { once: true });
       // The gate's slot covers the one-shot thread too: never more renders at once than `threads`.
       const own = isLargeRender(job) ? oneShot() : null;
       let outcome: RenderOutcome;
@@ -244,13 +254,14 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
         if (!outcome.ok && 'missingDocument' in outcome) {
           outcome = (await runner.run({ ...job, cancelId, store }, { signal: terminate.signal })) as RenderOutcome;
         }
-        if (cancelled?.aborted) throw abortError();
+        if (cancelling || options.signal?.aborted) throw abortError();
       } catch (error) {
-        if (budget?.aborted && !options.signal?.aborted) throw new RenderTimeoutError(options.budgetMs as number);
+        if (timedOut && !options.signal?.aborted) throw new RenderTimeoutError(options.budgetMs as number);
         if (options.signal?.aborted) throw abortError();
         throw error;
       } finally {
-        cancelled?.removeEventListener('abort', cancel);
+        options.signal?.removeEventListener('abort', cancel);
+        clearTimeout(budget);
         clearTimeout(grace);
         // Ended before the slot is free, so two very large renders never hold their memory at once.
         if (own) {
