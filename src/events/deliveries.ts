@@ -368,7 +368,22 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   }
 
   async function post(row: Pick<DeliveryRow, 'id' | 'url' | 'payload'>, secret: string): Promise<AttemptResult> {
-    const signal = AbortSignal.timeout(timeoutMs);
+    // A timer cleared when the call ends: AbortSignal.timeout's would fire long after a 2 ms call, building a
+    // DOMException with its stack for every delivery (issue 21).
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
+    try {
+      return await postWithin(row, secret, controller.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function postWithin(
+    row: Pick<DeliveryRow, 'id' | 'url' | 'payload'>,
+    secret: string,
+    signal: AbortSignal,
+  ): Promise<AttemptResult> {
     const timestamp = Math.floor(clock() / 1000);
     const headers = {
       'content-type': 'application/json',

@@ -19,9 +19,17 @@ import type { Finding } from './preflight/finding.js';
 import type { PreflightReport } from './preflight/preflight.js';
 import { CANCEL_CHANNEL, type CancelMessage } from './progress.js';
 import { createThreadGate } from './thread-gate.js';
-import type { PostedRenderJob, RenderJob, RenderOutcome, RenderWorkerData, TaskOutcome, ThreadTask } from './worker.js';
+import type {
+  PostedRenderJob,
+  RenderJob,
+  RenderOutcome,
+  RenderWorkerData,
+  StoreTarget,
+  TaskOutcome,
+  ThreadTask,
+} from './worker.js';
 
-export type { RenderJob } from './worker.js';
+export type { RenderJob, StoreTarget } from './worker.js';
 
 export interface RenderPoolOptions {
   /** Worker threads (config.renderThreads). */
@@ -47,11 +55,22 @@ export interface RenderCallOptions {
   group?: string;
   /** Background work (thumbnails): a thread goes to it only when no other render waits. Default false. */
   low?: boolean;
+  /**
+   * The thread stores the file itself in a BlobStore on this machine's disk before answering (StoreTarget), for
+   * formats that answer bytes (not `writesFile`): the answer then has `stored`, and its bytes only with `keepBytes`.
+   * A failed write rejects with BlobWriteError. Default: the bytes are answered, and the caller stores them.
+   */
+  store?: StoreTarget;
 }
 
 /** Options of a task other than a render: who it is for (groups take turns with renders). */
 export interface TaskCallOptions {
   group?: string;
+}
+
+/** The render thread made the file and could not store it (RenderCallOptions.store): the disk failed, not the render. */
+export class BlobWriteError extends Error {
+  override name = 'BlobWriteError';
 }
 
 /** A render ran past its budget (counted from the moment a thread took it). */
@@ -100,6 +119,8 @@ export interface RenderedFiles {
   backup: Uint8Array | null;
   /** What preflight found (exports run it on the render thread before the render). */
   findings?: Finding[];
+  /** With RenderCallOptions.store: the file is stored (its size), and its backup too when there was one. */
+  stored?: { size: number; backup: boolean };
 }
 
 const FINDINGS = Symbol('findings');
@@ -194,19 +215,29 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     },
     async renderFiles(job, options = {}) {
       const release = await gate.acquire(options.signal, options.group, options.low);
-      const budget = options.budgetMs !== undefined ? AbortSignal.timeout(options.budgetMs) : undefined;
-      const signals = [options.signal, budget].filter((s): s is AbortSignal => s !== undefined);
+      // A plain timer, cleared when the render ends: AbortSignal.timeout's timer stays and fires long after a 5 ms
+      // render, building a DOMException with its stack each time (issue 21: a measurable part of the event loop's CPU).
+      let timedOut = false;
+      const budget =
+        options.budgetMs !== undefined
+          ? setTimeout(() => {
+              timedOut = true;
+              cancel();
+            }, options.budgetMs).unref()
+          : undefined;
       // Cancelling is two steps: ask the render to stop (it kills and reaps its ffmpeg), then terminate its thread
       // if it has not stopped within CANCEL_GRACE_MS.
       const cancelId = randomUUID();
       const terminate = new AbortController();
       let grace: NodeJS.Timeout | undefined;
+      let cancelling = false;
       const cancel = () => {
+        if (cancelling) return;
+        cancelling = true;
         cancels.postMessage({ id: cancelId } satisfies CancelMessage);
         grace = setTimeout(() => terminate.abort(), CANCEL_GRACE_MS);
       };
-      const cancelled = signals.length > 0 ? AbortSignal.any(signals) : undefined;
-      cancelled?.addEventListener('abort', cancel, { once: true });
+      options.signal?.addEventListener('abort', cancel, { once: true });
       // The gate's slot covers the one-shot thread too: never more renders at once than `threads`.
       const own = isLargeRender(job) ? oneShot() : null;
       let outcome: RenderOutcome;
@@ -215,20 +246,22 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
         // one-shot thread (a very large render) keeps nothing: it gets the document at once.
         const runner = own ?? piscina;
         const keyed = job.documentKey !== undefined && own === null;
+        const store = options.store;
         outcome = (await runner.run(
-          { ...job, document: keyed ? undefined : job.document, cancelId },
+          { ...job, document: keyed ? undefined : job.document, cancelId, store },
           { signal: terminate.signal },
         )) as RenderOutcome;
         if (!outcome.ok && 'missingDocument' in outcome) {
-          outcome = (await runner.run({ ...job, cancelId }, { signal: terminate.signal })) as RenderOutcome;
+          outcome = (await runner.run({ ...job, cancelId, store }, { signal: terminate.signal })) as RenderOutcome;
         }
-        if (cancelled?.aborted) throw abortError();
+        if (cancelling || options.signal?.aborted) throw abortError();
       } catch (error) {
-        if (budget?.aborted && !options.signal?.aborted) throw new RenderTimeoutError(options.budgetMs as number);
+        if (timedOut && !options.signal?.aborted) throw new RenderTimeoutError(options.budgetMs as number);
         if (options.signal?.aborted) throw abortError();
         throw error;
       } finally {
-        cancelled?.removeEventListener('abort', cancel);
+        options.signal?.removeEventListener('abort', cancel);
+        clearTimeout(budget);
         clearTimeout(grace);
         // Ended before the slot is free, so two very large renders never hold their memory at once.
         if (own) {
@@ -243,8 +276,10 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
           warnings: outcome.warnings ?? [],
           backup: outcome.backup ?? null,
           findings: outcome.findings ?? [],
+          ...(outcome.stored ? { stored: outcome.stored } : {}),
         };
       }
+      if ('storeFailed' in outcome) throw new BlobWriteError(outcome.storeFailed);
       if ('missingDocument' in outcome) throw new Error('a render thread lost the document it was just sent');
       const error = new AppError(outcome.code, outcome.message, outcome.details ? { details: outcome.details } : {});
       if (outcome.findings?.length) Object.assign(error, { [FINDINGS]: outcome.findings });

@@ -11,6 +11,7 @@ import {
   requireEmbeddable,
 } from '../render/text/brand-fonts.js';
 import { catalogueFonts } from '../render/text/fonts.js';
+import { writeBlobFileSync } from '../storage/blobs/local-disk.js';
 import { collectGarbage, isLargeRender } from './large-render.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
 import { type Finding, sortFindings } from './preflight/finding.js';
@@ -21,15 +22,41 @@ import { formatOf, type RenderJob, renderJob } from './registry.js';
 
 export type { RenderJob } from './registry.js';
 
+/**
+ * Where the thread stores the file it made, in a BlobStore on this machine's disk (BlobStore.localRoot), before it
+ * answers: the bytes then never cross to the event loop, nor do its file calls run there (issue 21).
+ */
+export interface StoreTarget {
+  /** BlobStore.localRoot. */
+  root: string;
+  key: string;
+  contentType: string;
+  /** Where the backup image goes when the format makes one (HTML5); stored as image/jpeg. */
+  backupKey?: string;
+  /** Answer the bytes too (the caller makes a thumbnail of them). Default false: the answer carries none. */
+  keepBytes?: boolean;
+}
+
 /** What a worker answers: the file, or the AppError to raise again on the calling thread. */
 export type RenderOutcome =
-  | { ok: true; bytes: Uint8Array; warnings?: string[]; backup?: Uint8Array | null; findings?: Finding[] }
+  | {
+      ok: true;
+      /** Empty when the thread stored the file (`stored`) and was not asked to keep the bytes. */
+      bytes: Uint8Array;
+      warnings?: string[];
+      backup?: Uint8Array | null;
+      findings?: Finding[];
+      /** The job had a StoreTarget: the file (and its backup, if any) is in place. */
+      stored?: { size: number; backup: boolean };
+    }
   | { ok: false; code: ErrorCode; message: string; details?: ErrorDetail[]; findings?: Finding[] }
   /** The job named its document by key only and this thread does not keep it: the pool sends it again, whole. */
-  | { ok: false; missingDocument: true };
+  | { ok: false; missingDocument: true }
+  /** The file was made, and storing it failed (the disk): a storage failure, not the render's. */
+  | { ok: false; storeFailed: string };
 
 /** A job as the pool posts it: a job with a documentKey may leave its document out. */
-export type PostedRenderJob = Omit<RenderJob, 'document'> & { document?: RenderJob['document'] };
+export type PostedRenderJob = Omit<RenderJob, 'document'> & { document?: RenderJob['document']; store?: StoreTarget };
 
 /**
  * Work other than a render that must not run on the event loop (ARCHITECTURE), done by the same threads: reading an
@@ -179,6 +206,32 @@ export default async function render(job: PostedRenderJob | ThreadTask): Promise
   return renderOne(job);
 }
 
+const NO_BYTES = new Uint8Array(0);
+
+/** Stores the file (and its backup) where the job said, then answers what was stored instead of the bytes. */
+function stored(
+  target: StoreTarget,
+  bytes: Uint8Array,
+  warnings: string[] | undefined,
+  backup: Uint8Array | null | undefined,
+  findings: Finding[],
+): RenderOutcome {
+  try {
+    const { size } = writeBlobFileSync(target.root, target.key, bytes, target.contentType);
+    const withBackup = backup != null && target.backupKey !== undefined;
+    if (withBackup) writeBlobFileSync(target.root, target.backupKey as string, backup, 'image/jpeg');
+    return {
+      ok: true,
+      bytes: target.keepBytes ? bytes : NO_BYTES,
+      warnings,
+      findings,
+      stored: { size, backup: withBackup },
+    };
+  } catch (error) {
+    return { ok: false, storeFailed: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 async function renderOne(posted: PostedRenderJob): Promise<RenderOutcome> {
   let document = posted.document;
   if (posted.documentKey !== undefined) {
@@ -206,6 +259,7 @@ async function renderOne(posted: PostedRenderJob): Promise<RenderOutcome> {
     // A finding only the made file shows (HTML5_WEIGHT): the file exists, but `fail` still refuses to deliver it.
     if (fail && findings.some((f) => f.severity === 'error')) return refused(findings);
     const { bytes, warnings, backup } = result;
+    if (posted.store) return stored(posted.store, bytes, warnings, backup, sortFindings(findings));
     return { ok: true, bytes, warnings, backup, findings: sortFindings(findings) };
   } catch (error) {
     if (error instanceof AppError) {

@@ -21,7 +21,13 @@ import type { WebhookDeliveries } from '../events/deliveries.js';
 import { recordEvent } from '../events/outbox.js';
 import type { RenderSettings } from '../formats/export.schema.js';
 import type { PreflightMode } from '../formats/output-format.js';
-import { findingsOf, type RenderCallOptions, type RenderPool, RenderTimeoutError } from '../formats/pool.js';
+import {
+  BlobWriteError,
+  findingsOf,
+  type RenderCallOptions,
+  type RenderPool,
+  RenderTimeoutError,
+} from '../formats/pool.js';
 import type { Finding } from '../formats/preflight/finding.js';
 import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
 import { formatOf, type RenderJob } from '../formats/registry.js';
@@ -46,7 +52,7 @@ export interface ExportProcessorOptions {
   db: Kysely<Database>;
   queue: Pick<JobQueue, 'enqueue' | 'process'>;
   pool: Pick<RenderPool, 'render' | 'renderFiles' | 'threads'>;
-  blobs: Pick<BlobStore, 'put' | 'get'>;
+  blobs: Pick<BlobStore, 'put' | 'get' | 'localRoot'>;
   links: ExportLinks;
   /** Team brand fonts (issue 17): rewrites the document's families and caches their files here. None: bundled only. */
   brandFonts?: BrandFontPreparer;
@@ -193,8 +199,16 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         warnings?: string[];
         backup?: Uint8Array | null;
         findings?: Finding[];
+        stored?: { size: number; backup: boolean };
       }
-    | { file: string; bytes?: undefined; warnings?: undefined; backup?: undefined; findings?: Finding[] }
+    | {
+        file: string;
+        bytes?: undefined;
+        warnings?: undefined;
+        backup?: undefined;
+        findings?: Finding[];
+        stored?: undefined;
+      }
   > {
     const format = formatOf(row.format);
     const {
@@ -237,13 +251,33 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     }
     const started = performance.now();
     let output: Awaited<ReturnType<typeof render>>;
+    // One key per creative: a retry after a crash writes the same object again.
+    const format = formatOf(row.format);
+    const key = `exports/${exportId}/${creativeId}.${format.extension}`;
+    const backupKey = `exports/${exportId}/${creativeId}.jpg`;
+    // A store on this machine's disk is written by the render thread, which holds the bytes (issue 21); they come back
+    // only for the thumbnail an export with changes makes of them.
+    const store =
+      blobs.localRoot !== undefined && !format.writesFile
+        ? {
+            root: blobs.localRoot,
+            key,
+            contentType: format.contentType,
+            backupKey,
+            keepBytes: row.new_design_hash !== null,
+          }
+        : undefined;
     // The pool starts the budget when a thread takes the render: time waiting in line never counts against it.
     let fontWarnings: string[] = [];
     try {
       const prepared = await prepareFonts(row);
       fontWarnings = prepared.warnings;
-      output = await render(row, creative, { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id) }, prepared);
+      const run = { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id), store };
+      output = await render(row, creative, run, prepared);
     } catch (error) {
+      if (error instanceof BlobWriteError) {
+        throw new StorageError(`storing ${creative.file_name} failed: ${error.message}`, { cause: error });
+      }
       const renderMs = Math.round(performance.now() - started);
       let settled: Awaited<ReturnType<typeof repo.settleCreative>>;
       if (error instanceof AppError) {
@@ -271,15 +305,16 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     }
     const renderMs = Math.round(performance.now() - started);
     options.onRendered?.(row.format, renderMs / 1000);
-    // One key per creative: a retry after a crash writes the same object again.
-    const format = formatOf(row.format);
-    const key = `exports/${exportId}/${creativeId}.${format.extension}`;
-    const fallbackKey = output.backup ? `exports/${exportId}/${creativeId}.jpg` : null;
+    const stored = output.stored;
+    const fallbackKey = (stored ? stored.backup : output.backup) ? backupKey : null;
     let size: number;
     try {
-      const body = output.file === undefined ? output.bytes : fs.createReadStream(output.file);
-      ({ size } = await blobs.put(key, body, format.contentType));
-      if (fallbackKey && output.backup) await blobs.put(fallbackKey, output.backup, 'image/jpeg');
+      if (stored) size = stored.size;
+      else {
+        const body = output.file === undefined ? output.bytes : fs.createReadStream(output.file);
+        ({ size } = await blobs.put(key, body, format.contentType));
+        if (fallbackKey && output.backup) await blobs.put(fallbackKey, output.backup, 'image/jpeg');
+      }
     } catch (error) {
       throw new StorageError(`storing ${creative.file_name} failed: ${(error as Error).message}`, { cause: error });
     } finally {

@@ -10,7 +10,13 @@ import { after, before, describe, test } from 'node:test';
 import { readDocument } from '../../src/domain/design.schema.js';
 import { AppError } from '../../src/errors.js';
 import { renderImage } from '../../src/formats/pipeline.js';
-import { createRenderPool, type RenderPool, RenderTimeoutError, workerFile } from '../../src/formats/pool.js';
+import {
+  BlobWriteError,
+  createRenderPool,
+  type RenderPool,
+  RenderTimeoutError,
+  workerFile,
+} from '../../src/formats/pool.js';
 import { canvasPool } from '../../src/render/canvas-pool.js';
 import { ffmpegBinary } from '../../src/render/media/video-frame.js';
 import { comparePngs } from '../render/golden.js';
@@ -83,6 +89,37 @@ describe('createRenderPool', () => {
     const pixels = await decodeAny(Buffer.from(jpg));
     assert.deepEqual([pixels.width, pixels.height], [150, 125]);
     assertPixel(pixels, 37, 27, [0x25, 0x63, 0xeb, 255], 8);
+  });
+
+  test('with a store target the thread stores the file itself and answers its size; the bytes only when kept', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-pool-store-'));
+    try {
+      const job = {
+        document: media.fixture('shapes'),
+        sizeIndex: 0,
+        slideIndex: 0,
+        format: 'jpg',
+        settings: { scale: 1, quality: 80 },
+      } as const;
+      const target = { root, key: 'exports/e1/c1.jpg', contentType: 'image/jpeg' };
+      const stored = await pool.renderFiles(job, { store: target });
+      const file = fs.readFileSync(path.join(root, 'exports/e1/c1.jpg'));
+      assert.deepEqual(stored.stored, { size: file.length, backup: false });
+      assert.equal(stored.bytes.byteLength, 0, 'the bytes stay on the thread');
+      assert.deepEqual(JSON.parse(fs.readFileSync(path.join(root, '.meta/exports/e1/c1.jpg.json'), 'utf8')), {
+        contentType: 'image/jpeg',
+      });
+      const pixels = await decodeAny(file);
+      assertPixel(pixels, 75, 55, [0x25, 0x63, 0xeb, 255], 8);
+      const kept = await pool.renderFiles(job, { store: { ...target, key: 'exports/e1/c2.jpg', keepBytes: true } });
+      assert.deepEqual(Buffer.from(kept.bytes), fs.readFileSync(path.join(root, 'exports/e1/c2.jpg')));
+      // A root that is a file: the render succeeded, storing failed, and the error says so.
+      const notADir = path.join(root, 'plain-file');
+      fs.writeFileSync(notADir, 'x');
+      await assert.rejects(pool.renderFiles(job, { store: { ...target, root: notADir } }), BlobWriteError);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 
   test('SOURCE_REJECTED raised in a worker arrives as an AppError with its code and message', async () => {

@@ -163,12 +163,13 @@ export function roundTripCounters(metrics: Metrics): void {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 export function metricsPlugin(app: App, { metrics }: { metrics: Metrics }) {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, never the raw URL: ids in paths must not explode the label set.
     const route = request.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe(
       { method: request.method, route, status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
 }

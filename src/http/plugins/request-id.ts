@@ -12,7 +12,8 @@ export function genReqId(req: IncomingMessage): string {
 }
 
 export function requestIdPlugin(app: App) {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
 }

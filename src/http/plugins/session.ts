@@ -5,7 +5,7 @@
 // cross-site POSTs in current browsers, this holds in the others too). Registered before authPlugin.
 import { timingSafeEqual } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { SessionService } from '../../services/session.service.js';
 import type { App } from '../types.js';
@@ -54,10 +54,15 @@ export async function sessionPlugin(app: App, { sessions, publicUrl }: SessionPl
   app.decorateRequest('session', null);
   const publicOrigin = new URL(publicUrl).origin;
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/v1/') || request.headers.authorization) return;
+  // A request with a bearer token or no session cookie (every API call) passes without a promise of its own.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!request.url.startsWith('/v1/') || request.headers.authorization) return done();
     const token = request.cookies[SESSION_COOKIE];
-    if (!token) return;
+    if (!token) return done();
+    fromSession(request, reply, token).then(() => done(), done);
+  });
+
+  async function fromSession(request: FastifyRequest, reply: FastifyReply, token: string): Promise<void> {
     const found = await sessions.authenticate(token);
     if (!found) {
       clearSessionCookie(reply, publicUrl);
@@ -82,5 +87,5 @@ export async function sessionPlugin(app: App, { sessions, publicUrl }: SessionPl
     }
     request.actor = found.actor;
     request.session = { token, csrfToken: found.csrfToken };
-  });
+  }
 }

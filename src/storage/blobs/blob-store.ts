@@ -27,6 +27,12 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** A link that downloads the object without credentials until it expires. */
   signedUrl(key: string, options: SignedUrlOptions): Promise<string>;
+  /**
+   * The root directory of a store on this machine's disk (local-disk.ts): a thread of this process that holds a file's
+   * bytes may store it itself with writeBlobFileSync(localRoot, ...), which writes what `put` writes. Undefined for a
+   * remote store (S3), whose objects go through `put`.
+   */
+  readonly localRoot?: string;
   /** Resolves when the store is reachable and writable; GET /readyz asks. */
   ping(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { createLocalDiskBlobStore, verifyFileLink } from '../../../src/storage/blobs/local-disk.js';
+import { createLocalDiskBlobStore, verifyFileLink, writeBlobFileSync } from '../../../src/storage/blobs/local-disk.js';
 import { loadServerKeys } from '../../../src/storage/secrets.js';
 import { blobStoreContract } from '../../contracts/blob-store.js';
 
@@ -35,6 +35,28 @@ describe('local disk blob store', () => {
     await store.put('exports/e1/a.png', Buffer.from('bytes'), 'image/png');
     assert.equal(fs.readFileSync(path.join(dir, 'exports/e1/a.png'), 'utf8'), 'bytes');
     assert.deepEqual(fs.readdirSync(path.join(dir, '.tmp')), []);
+  });
+
+  test('a file a render thread writes itself (writeBlobFileSync) is the one put would store: bytes, type, no leftovers', async () => {
+    const dir = tempDir();
+    const store = createLocalDiskBlobStore({ dir, publicUrl: 'http://placard.test', keys });
+    assert.equal(store.localRoot, dir);
+    const bytes = Buffer.from('a rendered jpeg');
+    assert.deepEqual(writeBlobFileSync(store.localRoot as string, 'exports/e2/c.jpg', bytes, 'image/jpeg'), {
+      size: bytes.length,
+    });
+    // Written again (a job run again after a crash): replaced whole.
+    writeBlobFileSync(dir, 'exports/e2/c.jpg', Buffer.from('again'), 'image/jpeg');
+    const blob = await store.get('exports/e2/c.jpg');
+    assert.ok(blob);
+    assert.equal(blob.contentType, 'image/jpeg');
+    assert.equal(blob.size, 5);
+    const chunks: Buffer[] = [];
+    for await (const chunk of blob.body) chunks.push(chunk as Buffer);
+    assert.equal(Buffer.concat(chunks).toString(), 'again');
+    assert.deepEqual(fs.readdirSync(path.join(dir, '.tmp')), []);
+    assert.throws(() => writeBlobFileSync(dir, '../escaped.txt', Buffer.from('x'), 'text/plain'), RangeError);
+    assert.equal(fs.existsSync(path.join(dir, '..', 'escaped.txt')), false);
   });
 
   test('a traversal key writes nothing outside the directory', async () => {
