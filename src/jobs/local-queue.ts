@@ -132,11 +132,18 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
   let pumpAgain = false;
   let lastHousekeeping = Number.NEGATIVE_INFINITY;
   /**
-   * Whether the table may hold due work this process has not claimed: set by an enqueue, a wake-up, the poll (other
-   * processes, expired leases) and a full claim; cleared by a claim that found less than it asked for. A job that
-   * ends then asks the table again only when something may be waiting (issue 21: one empty claim per finished job).
+   * The kinds whose due work this process may not have claimed yet: a kind is marked by its enqueue, a wake-up, the
+   * poll (other processes, expired leases) and a claim that filled its free slots; it is cleared by a claim that asked
+   * for it and found less. A job that ends asks the table again only when its kind may have work waiting (issue 21:
+   * no empty claim per finished job). Kept per kind because a claim looks only at the kinds with free slots: one flag
+   * for all of them was cleared by a claim of other kinds while every slot of a kind was busy, and that kind's queued
+   * jobs then waited for the poll (half a second) although its slots had come free.
    */
-  let dirty = true;
+  const dirty = new Set<string>();
+  /** Every registered kind may have work (the poll, a start, a wake-up that does not say which kind). */
+  function markAll(): void {
+    for (const kind of registrations.keys()) dirty.add(kind);
+  }
 
   /** Due rows of these kinds: queued and due, or running under a lease that ran out. */
   function claimable(kinds: readonly string[], at: string) {
@@ -257,7 +264,7 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     wake = setTimeout(() => {
       wake = null;
       wakeAt = Number.POSITIVE_INFINITY;
-      dirty = true;
+      markAll();
       pump();
     }, delay);
   }
@@ -272,18 +279,20 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       do {
         pumpAgain = false;
         for (;;) {
-          if (stopping || !dirty) break;
+          if (stopping) break;
           const free = new Map(
             [...registrations]
-              .filter(([, r]) => r.running < r.concurrency)
+              .filter(([kind, r]) => r.running < r.concurrency && dirty.has(kind))
               .map(([kind, r]) => [kind, r.concurrency - r.running]),
           );
           if (free.size === 0) break;
-          // Cleared before the await: an enqueue while the claim runs sets it again, and the loop looks once more.
-          dirty = false;
+          // Cleared before the await: an enqueue while the claim runs marks its kind again, and the loop looks again.
+          for (const kind of free.keys()) dirty.delete(kind);
           const rows = await claimBatch(free);
-          const asked = [...free.values()].reduce((sum, n) => sum + n, 0);
-          if (rows.length === asked) dirty = true; // there may be more than the free slots took
+          const took = new Map<string, number>();
+          for (const row of rows) took.set(row.kind, (took.get(row.kind) ?? 0) + 1);
+          // A kind whose free slots were all filled may have more waiting.
+          for (const [kind, n] of free) if ((took.get(kind) ?? 0) >= n) dirty.add(kind);
           for (const row of rows) launch(row);
           if (rows.length === 0) break;
         }
@@ -477,9 +486,9 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     const registration = registrations.get(kind);
     if (!registration) return;
     if (runAt <= clock()) {
-      dirty = true;
-      // All slots of the kind taken: the job is claimed when one frees (a finishing job pumps, dirty is set). A
-      // claim now could only look at other kinds — one wasted statement per enqueue, 15,000 for a 15,000-file
+      dirty.add(kind);
+      // All slots of the kind taken: the job is claimed when one frees (a finishing job pumps; its kind stays
+      // marked). A claim now could only look at other kinds — one wasted statement per enqueue, 15,000 for a 15,000-file
       // backlog, which on PostgreSQL made enqueueing one team's backlog take minutes (issue 14).
       if (registration.running < registration.concurrency) pump();
     } else scheduleWake(runAt);
@@ -502,7 +511,7 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       },
       // After the commit: a claim before it would not see the row (PostgreSQL) or would wait for it (SQLite).
       wake() {
-        dirty = true;
+        markAll();
         pump();
       },
     },
@@ -522,6 +531,7 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
         onExhausted: onExhausted as ProcessOptions<JobKind>['onExhausted'],
         running: 0,
       });
+      dirty.add(kind);
       pump();
     },
 
@@ -538,10 +548,10 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       started = true;
       stopping = false;
       poll = setInterval(() => {
-        dirty = true;
+        markAll();
         pump();
       }, pollIntervalMs);
-      dirty = true;
+      markAll();
       pump();
     },
 

@@ -326,6 +326,45 @@ describe('local job queue', () => {
     );
   });
 
+  test('a job queued while its kind was busy starts when a slot frees, though a claim of another kind came between', async () => {
+    // The poll is an hour away: only the queue's own wake-ups can start the second job. A claim of another kind while
+    // every slot of this one was busy used to forget that this kind had work waiting (one flag for every kind), and
+    // the job then waited for the poll.
+    const queue = await queueOf({ pollIntervalMs: 3_600_000 });
+    const first = deferred();
+    const release = deferred();
+    const second = deferred();
+    const other = deferred();
+    queue.process(
+      'webhook.deliver',
+      async (job) => {
+        if (job.payload.deliveryId === 'first') {
+          first.resolve();
+          await release.promise;
+        } else second.resolve();
+      },
+      { concurrency: 1 },
+    );
+    queue.process('design.thumbnail', async () => other.resolve(), { concurrency: 1 });
+    await queue.start();
+    await queue.enqueue('webhook.deliver', { deliveryId: 'first' }, { jobId: 'first' });
+    await first.promise;
+    await queue.enqueue('webhook.deliver', { deliveryId: 'second' }, { jobId: 'second' });
+    // Another kind's job: its claim looks at that kind only, and finds nothing more of it.
+    await queue.enqueue('design.thumbnail', { designId: 1, revision: 1 }, { jobId: 'other' });
+    await other.promise;
+    release.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const ran = await Promise.race([
+      second.promise.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), 60_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    assert.ok(ran, 'the second job did not start once the first had finished (it waited for the poll)');
+  });
+
   test('stop hands a late job back: queued, due now, its attempt given back, nobody holding it', async () => {
     const queue = await queueOf({ instanceId: 'stopping' });
     const running = deferred();
