@@ -14,8 +14,10 @@ import { TopicCache } from '../storage/db/invalidation.js';
 import {
   createDeliveryRepository,
   type DeliveryAttemptRow,
+  type DeliveryRepository,
   type DeliveryRow,
   type DeliveryStatus,
+  type ExportFinish,
   type NewDelivery,
   type OutboxEvent,
 } from '../storage/db/repositories/deliveries.repository.js';
@@ -23,7 +25,7 @@ import { createWebhookRepository } from '../storage/db/repositories/webhooks.rep
 import type { Database } from '../storage/db/schema.js';
 import { type ActionName, WEBHOOK_ACTIONS } from './catalogue.js';
 import type { Delivery } from './delivery.schema.js';
-import { type NewEvent, recordEvent } from './outbox.js';
+import { type EventPayload, eventPayload, type NewEvent, recordEvent } from './outbox.js';
 
 export type DeliveryNode = Static<typeof Delivery>;
 export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';
@@ -178,6 +180,16 @@ export interface WebhookDeliveries {
     event: NewEvent,
     target?: { exportId: string; webhookUrl: string | null },
   ): Promise<NewDelivery[]>;
+  /**
+   * Sets an export's final status (only while it is unsettled) with its event and the event's deliveries, as
+   * recordWithDeliveries writes them; null, and nothing written, when another run finished the export first. On
+   * PostgreSQL one statement (issue 21). Hand the answer to `send`.
+   */
+  finishExport(
+    finish: ExportFinish,
+    event: NewEvent,
+    target: { exportId: string; webhookUrl: string | null },
+  ): Promise<NewDelivery[] | null>;
   /**
    * Makes the first attempt of deliveries just committed, in this process and without a job while fewer than
    * `concurrency` are under way (a job for each of the others). An attempt that fails gets its retries as jobs; a
@@ -507,17 +519,22 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     }
   }
 
-  async function recordWithDeliveries(
-    tx: Kysely<Database>,
+  /** The team webhooks listening to the event (cached per process, see `subscribed`). */
+  async function subscribersOf(
     event: NewEvent,
-    target?: { exportId: string; webhookUrl: string | null },
-  ): Promise<NewDelivery[]> {
-    const txRepo = createDeliveryRepository(tx);
+    reader: DeliveryRepository,
+  ): Promise<Array<{ id: number; url: string }>> {
     const def = WEBHOOK_ACTIONS.find((a) => a.name === event.action);
-    const hooks = def
-      ? await subscribed.get(`${event.teamId}:${def.id}`, () => txRepo.subscribers(event.teamId, def.id))
-      : [];
-    const payload = await recordEvent(tx, event, { dispatched: true });
+    return def ? subscribed.get(`${event.teamId}:${def.id}`, () => reader.subscribers(event.teamId, def.id)) : [];
+  }
+
+  /** One delivery per hook, as dispatchEvent makes them, and one to an export's webhookUrl when given. */
+  function deliveriesOf(
+    event: NewEvent,
+    payload: EventPayload,
+    hooks: ReadonlyArray<{ id: number; url: string }>,
+    target?: { exportId: string; webhookUrl: string | null },
+  ): NewDelivery[] {
     const rows: NewDelivery[] = hooks.map((hook) => {
       const id = randomUUID();
       return {
@@ -553,9 +570,44 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
         at: payload.occurredAt,
       });
     }
+    return rows;
+  }
+
+  async function recordWithDeliveries(
+    tx: Kysely<Database>,
+    event: NewEvent,
+    target?: { exportId: string; webhookUrl: string | null },
+  ): Promise<NewDelivery[]> {
+    const txRepo = createDeliveryRepository(tx);
+    const hooks = await subscribersOf(event, txRepo);
+    const payload = await recordEvent(tx, event, { dispatched: true });
+    const rows = deliveriesOf(event, payload, hooks, target);
     // One statement for all of them.
     await txRepo.insert(rows);
     return rows;
+  }
+
+  async function finishExport(
+    finish: ExportFinish,
+    event: NewEvent,
+    target: { exportId: string; webhookUrl: string | null },
+  ): Promise<NewDelivery[] | null> {
+    // Read before the write, as a cached read would be: a webhook created meanwhile gets the next event.
+    const hooks = await subscribersOf(event, repo);
+    const payload = eventPayload(event);
+    const rows = deliveriesOf(event, payload, hooks, target);
+    const done = await repo.finishExport(
+      finish,
+      {
+        id: payload.id,
+        teamId: payload.teamId,
+        action: payload.action,
+        payload: JSON.stringify(payload),
+        occurredAt: payload.occurredAt,
+      },
+      rows,
+    );
+    return done ? rows : null;
   }
 
   return {
@@ -594,6 +646,7 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
 
     kick,
     recordWithDeliveries,
+    finishExport,
     send,
 
     async insertExportDelivery(tx, delivery) {

@@ -26,6 +26,17 @@ export interface NewEvent {
   data: Record<string, unknown>;
 }
 
+/** The event's payload, occurring now, with a new id. */
+export function eventPayload(event: NewEvent): EventPayload {
+  return {
+    id: randomUUID(),
+    action: event.action,
+    teamId: event.teamId,
+    occurredAt: now(),
+    data: event.data,
+  };
+}
+
 /**
  * Writes the event to the outbox as a pending row due at once, and returns its payload. `dispatched`: the caller
  * inserts the event's deliveries in the same transaction (events/deliveries.ts, recordWithDeliveries).
@@ -35,13 +46,7 @@ export async function recordEvent(
   event: NewEvent,
   options: { dispatched?: boolean } = {},
 ): Promise<EventPayload> {
-  const payload: EventPayload = {
-    id: randomUUID(),
-    action: event.action,
-    teamId: event.teamId,
-    occurredAt: now(),
-    data: event.data,
-  };
+  const payload = eventPayload(event);
   await createEventRepository(db).insert({
     id: payload.id,
     teamId: payload.teamId,

@@ -18,7 +18,7 @@ import yazl from 'yazl';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import type { WebhookDeliveries } from '../events/deliveries.js';
-import { recordEvent } from '../events/outbox.js';
+import { type NewEvent, recordEvent } from '../events/outbox.js';
 import type { RenderSettings } from '../formats/export.schema.js';
 import type { PreflightMode } from '../formats/output-format.js';
 import {
@@ -56,7 +56,7 @@ export interface ExportProcessorOptions {
   links: ExportLinks;
   /** Team brand fonts (issue 17): rewrites the document's families and caches their files here. None: bundled only. */
   brandFonts?: BrandFontPreparer;
-  deliveries: Pick<WebhookDeliveries, 'recordWithDeliveries' | 'send' | 'kick'>;
+  deliveries: Pick<WebhookDeliveries, 'recordWithDeliveries' | 'finishExport' | 'send' | 'kick'>;
   /** Gives a design made by an export with changes its thumbnail from the export's first file (see below). */
   thumbnails?: {
     fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
@@ -464,21 +464,20 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const view = await presentExport(finished, creatives, options.links);
     const action = status === 'complete' ? 'export/complete' : 'export/failed';
     let dropped: { thumbKey: string | null } | null = null;
-    // The export's event and every delivery of it (team webhooks, its webhookUrl) are written with its status.
-    const deliveries = await db.transaction().execute(async (tx) => {
-      const done = await createExportRepository(tx).finish(row.id, {
-        status,
-        errorLog: finished.error_log,
-        zipKey,
-      });
-      if (!done) return null;
-      if (status === 'failed') dropped = await dropNewDesign(tx, row);
-      return options.deliveries.recordWithDeliveries(
-        tx,
-        { teamId: row.team_id, action, data: { export: view } },
-        { exportId: row.id, webhookUrl: row.webhook_url },
-      );
-    });
+    const result = { status, errorLog: finished.error_log, zipKey };
+    const event: NewEvent = { teamId: row.team_id, action, data: { export: view } };
+    const target = { exportId: row.id, webhookUrl: row.webhook_url };
+    // The export's event and every delivery of it (team webhooks, its webhookUrl) are written with its status: in one
+    // statement on PostgreSQL, unless a failed export also deletes the design made for it.
+    const deliveries =
+      status === 'failed' && row.new_design_hash
+        ? await db.transaction().execute(async (tx) => {
+            const done = await createExportRepository(tx).finish(row.id, result);
+            if (!done) return null;
+            dropped = await dropNewDesign(tx, row);
+            return options.deliveries.recordWithDeliveries(tx, event, target);
+          })
+        : await options.deliveries.finishExport({ id: row.id, ...result }, event, target);
     if (deliveries === null) return;
     documents.delete(row.id);
     options.onFinished?.(row.format, status);
