@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { WEBHOOK_ACTIONS } from '../../src/events/catalogue.js';
 import {
   createWebhookDeliveries,
   type DeliveryOutcome,
@@ -486,6 +487,67 @@ describe('webhook deliveries', () => {
     );
     assert.match(payload.occurredAt, ISO_MS);
     assert.ok(new Webhook(secret).verify(got.body, got.headers as Record<string, string>));
+  });
+
+  test('finishExport writes the status, the event and its deliveries once; a second finish writes nothing', async () => {
+    const owner = await team('Finish');
+    const hook = await webhook(owner, receiver.url('/team'), [
+      WEBHOOK_ACTIONS.find((a) => a.name === 'export/complete')?.id ?? 0,
+    ]);
+    const { deliveries } = setup();
+    const exportId = randomUUID();
+    const at = new Date().toISOString();
+    await db()
+      .insertInto('exports')
+      .values({
+        id: exportId,
+        team_id: owner.teamId,
+        project_id: 1,
+        design_id: 1,
+        design_hash: 'h',
+        new_design_hash: null,
+        created_by: owner.userId,
+        type: 'jpg',
+        format: 'jpg',
+        status: 'inProgress',
+        settings: '{}',
+        document: '{}',
+        file_stem: 'f',
+        is_set: 0,
+        webhook_url: receiver.url('/export'),
+        cache_key: null,
+        error_log: null,
+        zip_key: null,
+        zip_name: null,
+        created_at: at,
+        updated_at: at,
+        completed_at: null,
+      })
+      .execute();
+    const finish = { id: exportId, status: 'complete' as const, errorLog: null, zipKey: 'z' };
+    const event = { teamId: owner.teamId, action: 'export/complete' as const, data: { export: { id: exportId } } };
+    const target = { exportId, webhookUrl: receiver.url('/export') };
+    const rows = (await deliveries.finishExport(finish, event, target)) ?? [];
+    assert.deepEqual(rows.map((r) => r.webhookId).sort(), [hook, null].sort());
+    // Another run that finishes it again (at least once): nothing more is written.
+    assert.equal(await deliveries.finishExport({ ...finish, status: 'failed' }, event, target), null);
+    const row = await db().selectFrom('exports').selectAll().where('id', '=', exportId).executeTakeFirstOrThrow();
+    assert.deepEqual([row.status, row.zip_key], ['complete', 'z']);
+    assert.equal(row.completed_at, row.updated_at);
+    const events = await db().selectFrom('events_outbox').selectAll().where('team_id', '=', owner.teamId).execute();
+    assert.equal(events.length, 1);
+    assert.deepEqual([events[0].status, events[0].attempts], ['dispatched', 1]);
+    assert.equal(JSON.parse(events[0].payload).id, events[0].id);
+    const stored = await deliveriesOf(owner.teamId);
+    assert.deepEqual(stored.map((d) => d.id).sort(), rows.map((r) => r.id).sort());
+    for (const d of stored) {
+      const mine = rows.find((r) => r.id === d.id);
+      assert.deepEqual(
+        [d.status, d.attempt_count, d.payload, d.url, d.event_id, d.export_id, d.next_attempt_at, d.created_at],
+        ['pending', 0, mine?.payload, mine?.url, mine?.eventId, mine?.exportId, mine?.at, mine?.at],
+      );
+    }
+    assert.equal(stored.find((d) => d.webhook_id === hook)?.event_id, events[0].id);
   });
 
   test('redeliver: pending again, one attempt at once with its own job id, same webhook-id, new signature time', async () => {
