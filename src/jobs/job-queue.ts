@@ -6,7 +6,7 @@
 // which settles it for good (for example RENDER_CRASHED).
 // Enqueue after the database transaction commits, never inside it, through `enqueue`: the queue may live elsewhere.
 // Where it does not (`transactional`), a job can be written in the same transaction as its rows.
-import type { Kysely } from 'kysely';
+import type { InsertQueryBuilder, InsertResult, Kysely } from 'kysely';
 import type { Database } from '../storage/db/schema.js';
 
 /** The payload of each job kind. */
@@ -97,6 +97,16 @@ export interface JobQueue {
       payload: JobPayloads[K],
       options?: EnqueueOptions,
     ): Promise<void>;
+    /**
+     * PostgreSQL: the insert of jobs of one kind and one group as a data-modifying statement for the caller's WITH
+     * (issue 21: an export with its jobs is accepted in one statement). Same rows, fair keys and seq as enqueueing
+     * them one by one in that order, and a job id that exists already is skipped. Absent on SQLite.
+     */
+    insertStatement?<K extends JobKind>(
+      kind: K,
+      jobs: { jobId: string; payload: JobPayloads[K] }[],
+      options?: Omit<EnqueueOptions, 'jobId'>,
+    ): InsertQueryBuilder<Database, 'jobs', InsertResult>;
     wake(): void;
   };
   /** Registers the handler of a kind; call before start(). */

@@ -233,13 +233,13 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
    * equal keys, which only makes those two jobs share a turn. Both reads use an index (migration 0010), and run inside
    * the job's own insert (issue 21: statements per export).
    */
-  function nextFairKey(kind: string, group: string) {
+  function nextFairKey(kind: string, group: string, nth: number) {
     const head = sql<number>`coalesce((select min(fair_key) from jobs where kind = ${kind} and status = 'queued' and fair_key > 0), 0)`;
     const last = sql<number>`coalesce((select max(fair_key) from jobs where kind = ${kind} and status in ('queued', 'running') and fair_group = ${group}), 0)`;
     // SQLite's two-argument max() is PostgreSQL's greatest().
     return dialect === 'postgres'
-      ? sql<number>`greatest(${head}, ${last}) + 1`
-      : sql<number>`max(${head}, ${last}) + 1`;
+      ? sql<number>`greatest(${head}, ${last}) + ${nth}`
+      : sql<number>`max(${head}, ${last}) + ${nth}`;
   }
 
   /** Updates a row this instance holds; false when the lease was lost to another instance meanwhile. */
@@ -441,13 +441,12 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       .execute();
   }
 
-  /** The job's row, through `executor` (the queue's database, or a caller's transaction); its due time. */
-  async function insertJob<K extends JobKind>(
-    executor: Kysely<Database>,
-    kind: K,
-    payload: JobPayloads[K],
-    enqueueOptions: EnqueueOptions,
-  ): Promise<number> {
+  /**
+   * The row of a job, its due time. `nth`: its place among jobs of one group inserted by one statement, whose
+   * subqueries all read the table as it was before the statement: keys and seq go up by one per job, as they do when
+   * the jobs are inserted one by one.
+   */
+  function jobRow<K extends JobKind>(kind: K, payload: JobPayloads[K], enqueueOptions: EnqueueOptions, nth = 1) {
     const maxAttempts = enqueueOptions.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
       throw new RangeError(
@@ -457,9 +456,9 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     const at = clock();
     const runAt = at + Math.max(0, enqueueOptions.delayMs ?? 0);
     const group = enqueueOptions.group ?? null;
-    await executor
-      .insertInto('jobs')
-      .values({
+    return {
+      runAt,
+      row: {
         id: enqueueOptions.jobId ?? randomUUID(),
         kind,
         payload: JSON.stringify(payload),
@@ -472,11 +471,25 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
         locked_by: null,
         last_error: null,
         fair_group: group,
-        fair_key: group === null ? 0 : nextFairKey(kind, group),
-        seq: sql<number>`(select coalesce(max(seq), 0) + 1 from jobs)`,
+        fair_key: group === null ? 0 : nextFairKey(kind, group, nth),
+        seq: sql<number>`(select coalesce(max(seq), 0) + ${nth} from jobs)`,
         created_at: iso(at),
         updated_at: iso(at),
-      })
+      },
+    };
+  }
+
+  /** The job's row, through `executor` (the queue's database, or a caller's transaction); its due time. */
+  async function insertJob<K extends JobKind>(
+    executor: Kysely<Database>,
+    kind: K,
+    payload: JobPayloads[K],
+    enqueueOptions: EnqueueOptions,
+  ): Promise<number> {
+    const { runAt, row } = jobRow(kind, payload, enqueueOptions);
+    await executor
+      .insertInto('jobs')
+      .values(row)
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
     return runAt;
@@ -509,6 +522,23 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       ) {
         await insertJob(tx, kind, payload, enqueueOptions);
       },
+      ...(dialect === 'postgres'
+        ? {
+            insertStatement<K extends JobKind>(
+              kind: K,
+              jobs: { jobId: string; payload: JobPayloads[K] }[],
+              enqueueOptions: Omit<EnqueueOptions, 'jobId'> = {},
+            ) {
+              const rows = jobs.map(
+                (job, i) => jobRow(kind, job.payload, { ...enqueueOptions, jobId: job.jobId }, i + 1).row,
+              );
+              return db
+                .insertInto('jobs')
+                .values(rows)
+                .onConflict((oc) => oc.column('id').doNothing());
+            },
+          }
+        : {}),
       // After the commit: a claim before it would not see the row (PostgreSQL) or would wait for it (SQLite).
       wake() {
         markAll();

@@ -128,6 +128,41 @@ describe('local job queue', () => {
     return (await db()).kysely.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  test('insertStatement writes the rows, fair keys and seq that enqueueing the jobs one by one writes', async (t) => {
+    const queue = await queueOf();
+    const insertStatement = queue.transactional?.insertStatement;
+    if (!insertStatement) {
+      t.skip('PostgreSQL only: SQLite has no data-modifying WITH to place it in');
+      return;
+    }
+    const jobs = ['j1', 'j2', 'j3'].map((id) => ({ jobId: id, payload: { exportId: 'e', creativeId: id } }));
+    // Another team's backlog ahead, and one job of this team queued already: the keys start after both.
+    async function backlog() {
+      await emptyTable();
+      for (const id of ['b1', 'b2', 'b3']) {
+        await queue.enqueue('export.creative', { exportId: 'b', creativeId: id }, { jobId: id, group: 'team:1' });
+      }
+      await queue.enqueue('export.creative', { exportId: 'a', creativeId: 'a1' }, { jobId: 'a1', group: 'team:2' });
+    }
+    const shape = async () =>
+      (await db()).kysely
+        .selectFrom('jobs')
+        .select(['id', 'kind', 'payload', 'status', 'max_attempts', 'retry_delays', 'fair_group', 'fair_key', 'seq'])
+        .orderBy('seq')
+        .execute();
+    await backlog();
+    for (const job of jobs) {
+      await queue.enqueue('export.creative', job.payload, { jobId: job.jobId, group: 'team:2' });
+    }
+    const oneByOne = await shape();
+    await backlog();
+    await insertStatement('export.creative', jobs, { group: 'team:2' }).execute();
+    assert.deepEqual(await shape(), oneByOne);
+    // A job id that exists already is skipped, as enqueue skips it.
+    await insertStatement('export.creative', jobs.slice(0, 1), { group: 'team:2' }).execute();
+    assert.equal((await shape()).length, oneByOne.length);
+  });
+
   test('a running row whose lease ran out (its process died) is claimed by another instance', async () => {
     const queue = await queueOf({ instanceId: 'alive' });
     const ran = deferred<Job<'webhook.deliver'>>();

@@ -1,6 +1,6 @@
 // Exports and their creatives (SPEC §6). Every status change is guarded by the status it leaves, so a job that runs
 // twice (the queue promises at least once) settles a creative or finishes an export once and only once.
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Expression, type Kysely, type OperationNodeSource, PostgresAdapter, type Selectable, sql } from 'kysely';
 import type { ErrorCode, ExportFailureCode } from '../../../errors.js';
 import { now } from '../database.js';
 import { prepared } from '../prepared.js';
@@ -68,8 +68,69 @@ export type CreativeOutcome =
 /** SQLite binds at most 32,766 variables per statement; creatives have 15 columns. */
 const CREATIVES_PER_INSERT = 1_000;
 
-export function createExportRepository(db: Kysely<Database>) {
+/**
+ * A statement as the body of a WITH, as it is: embedded in sql`` it would be put in parentheses as a subquery would,
+ * which PostgreSQL refuses for an INSERT.
+ */
+function cte(statement: OperationNodeSource): Expression<Record<string, unknown>> {
   return {
+    get expressionType() {
+      return undefined;
+    },
+    toOperationNode: () => statement.toOperationNode(),
+  };
+}
+
+export function createExportRepository(db: Kysely<Database>) {
+  // PostgreSQL writes to several tables in one statement (a data-modifying WITH); SQLite needs a transaction for it.
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  function creativeValues(exportRow: NewExport, creatives: NewCreative[]) {
+    return creatives.map((c) => ({
+      ...c,
+      status: 'pending',
+      created_at: exportRow.created_at,
+      updated_at: exportRow.created_at,
+    }));
+  }
+  return {
+    /** Whether insertAtOnce can write an export with this many creatives: PostgreSQL, within one statement's binds. */
+    insertsAtOnce(creatives: number): boolean {
+      return postgres && creatives <= CREATIVES_PER_INSERT;
+    },
+
+    /**
+     * PostgreSQL: the rows of insert() and, with them, `alongside` (another data-modifying statement, such as the
+     * render jobs' insert) in ONE statement, atomic without a transaction (issue 21: accepting an export). Returns the
+     * rows as stored; the creatives come back as JSON, whose values are those of their columns (text, integers,
+     * reals, nulls).
+     */
+    async insertAtOnce(
+      exportRow: NewExport,
+      creatives: NewCreative[],
+      alongside?: OperationNodeSource,
+    ): Promise<{ row: ExportRow; creatives: CreativeRow[] }> {
+      if (!postgres || creatives.length === 0 || creatives.length > CREATIVES_PER_INSERT) {
+        throw new RangeError(`insertAtOnce: ${creatives.length} creatives cannot be written in one statement here`);
+      }
+      const { creatives_json, ...row } = await db
+        .with('e', (qc) =>
+          qc
+            .insertInto('exports')
+            .values({ ...exportRow, status: 'pending', updated_at: exportRow.created_at })
+            .returningAll(),
+        )
+        .with('c', (qc) =>
+          qc.insertInto('export_creatives').values(creativeValues(exportRow, creatives)).returningAll(),
+        )
+        // A data-modifying WITH runs whether or not it is read; a plain one that is not read is never evaluated.
+        .with('j', () => (alongside ? cte(alongside) : sql`(select 1)`))
+        .selectFrom('e')
+        .selectAll('e')
+        .select(sql<CreativeRow[]>`(select json_agg(c order by c.position) from c)`.as('creatives_json'))
+        .executeTakeFirstOrThrow();
+      return { row: row as ExportRow, creatives: creatives_json };
+    },
+
     /** Inserts the rows and returns them as stored (RETURNING: the answer needs no second read). */
     async insert(
       exportRow: NewExport,
@@ -84,14 +145,7 @@ export function createExportRepository(db: Kysely<Database>) {
       for (let i = 0; i < creatives.length; i += CREATIVES_PER_INSERT) {
         const batch = await db
           .insertInto('export_creatives')
-          .values(
-            creatives.slice(i, i + CREATIVES_PER_INSERT).map((c) => ({
-              ...c,
-              status: 'pending',
-              created_at: exportRow.created_at,
-              updated_at: exportRow.created_at,
-            })),
-          )
+          .values(creativeValues(exportRow, creatives.slice(i, i + CREATIVES_PER_INSERT)))
           .returningAll()
           .execute();
         stored.push(...batch);
