@@ -54,6 +54,7 @@ import { usersRoutes } from './http/routes/users.js';
 import { webhooksRoutes } from './http/routes/webhooks.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
+import { createAcceptedExports } from './jobs/accepted-exports.js';
 import { createBatchProcessor } from './jobs/batch.processor.js';
 import { createExportProcessor } from './jobs/export.processor.js';
 import { teamGroup } from './jobs/fair.js';
@@ -289,8 +290,11 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
     log,
   });
+  // Where this process renders, the exports it accepts go to their render jobs without being read back.
+  const acceptedExports = config.role === 'api' ? undefined : createAcceptedExports();
   const exportProcessor = createExportProcessor({
     db: db.kysely,
+    accepted: acceptedExports,
     queue: deps.jobs,
     pool: deps.renderPool,
     blobs: deps.blobs,
@@ -378,7 +382,7 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     log,
   });
   queueDepthGauge(metrics, (kind) => deps.jobs.depth([kind]), JOB_KINDS);
-  return { webhookDeliveries, exportProcessor, assetProcessor, batchProcessor };
+  return { webhookDeliveries, exportProcessor, assetProcessor, batchProcessor, acceptedExports };
 }
 type Background = ReturnType<typeof wireBackground>;
 
@@ -493,6 +497,7 @@ async function serveApi(
       designs,
       access,
       queue: deps.jobs,
+      accepted: background.acceptedExports,
       links,
       deliveries: webhookDeliveries,
       allowPrivateUrls: config.allowPrivateUrls,

@@ -63,6 +63,11 @@ export interface Config {
    */
   renderRateTtlMs: number;
   /**
+   * PLACARD_SQLITE_CHECKPOINT_MS: how often a thread of its own checkpoints the SQLite file's WAL (issue 21: off the
+   * event loop); 0 leaves it to SQLite, which checkpoints in the commit that fills the WAL. Default 200.
+   */
+  sqliteCheckpointMs: number;
+  /**
    * PLACARD_TEAM_FILES_IN_FLIGHT: files one team may have waiting or rendering; an export that would pass it is
    * refused with 429 TEAM_QUEUE_FULL naming the limit, so one team never fills the shared queue. Default 16 000.
    */
@@ -297,6 +302,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     teamFilesInFlight: integer(env, 'PLACARD_TEAM_FILES_IN_FLIGHT', 16_000, 1, 100_000_000),
     maxQueueWaitSeconds: integer(env, 'PLACARD_MAX_QUEUE_WAIT_SECONDS', 900, 1, 7 * 24 * 3600),
     renderRateTtlMs: integer(env, 'PLACARD_RENDER_RATE_TTL_MS', 1000, 0, 60_000),
+    sqliteCheckpointMs: integer(env, 'PLACARD_SQLITE_CHECKPOINT_MS', 200, 0, 60_000),
     batchRowsInFlight: integer(env, 'PLACARD_BATCH_ROWS_IN_FLIGHT', 16, 1, 10_000),
     trustProxy: trustProxyOf(env.PLACARD_TRUST_PROXY),
     allowPrivateUrls: boolean(env, 'PLACARD_ALLOW_PRIVATE_URLS', false),

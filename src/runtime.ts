@@ -68,7 +68,11 @@ function lazyRenderPool(config: Readonly<Config>): RenderPool {
 }
 
 export async function openRuntime(config: Readonly<Config>): Promise<Runtime> {
-  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    checkpointEveryMs: config.sqliteCheckpointMs,
+  });
   await migrateToLatest(db);
   const keys = loadServerKeys(config.jwtSecret, config.dataDir);
   const renderPool = lazyRenderPool(config);

@@ -28,9 +28,15 @@ function creativeStage(status: string): Stage {
   return status === 'pending' ? 'queued' : status === 'inProgress' ? 'rendering' : 'done';
 }
 
+/**
+ * An unfinished export's stage is its files': queued while none has started, rendering while any is waiting or
+ * rendering, storing once all are settled and the export is being finished (its zip, its event). The stored status
+ * stays `pending` until the end (issue 21: marking the export inProgress was a write per render); rows written
+ * `inProgress` by earlier versions read the same.
+ */
 function exportStage(row: ExportRow, creatives: CreativeRow[]): Stage {
-  if (row.status === 'pending') return 'queued';
-  if (row.status !== 'inProgress') return 'done';
+  if (row.status !== 'pending' && row.status !== 'inProgress') return 'done';
+  if (creatives.every((c) => c.status === 'pending')) return row.status === 'pending' ? 'queued' : 'rendering';
   return creatives.some((c) => c.status === 'pending' || c.status === 'inProgress') ? 'rendering' : 'storing';
 }
 

@@ -40,6 +40,7 @@ import {
   type ExportStatus,
 } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
+import type { AcceptedExports } from './accepted-exports.js';
 import { type ErrorLog, type ExportLinks, presentExport } from './export-view.js';
 import { teamGroup } from './fair.js';
 import type { Job, JobQueue } from './job-queue.js';
@@ -64,6 +65,8 @@ export interface ExportProcessorOptions {
   };
   /** Sets a thumbnail on a design that has none yet; false when it has one (a change drew it meanwhile). */
   setMissingThumbnail?: (designHash: string, key: string) => Promise<boolean>;
+  /** Exports this process accepted: their rows are not read again for their renders. None: always read. */
+  accepted?: Pick<AcceptedExports, 'peek' | 'forget'>;
   /** Time budget of one still render (config.renderTimeouts.stillSeconds × 1000). */
   stillBudgetMs: number;
   /** Time budget of one GIF or MP4 render (config.renderTimeouts.videoSeconds × 1000). Default 10 minutes. */
@@ -242,7 +245,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   async function renderCreative(job: Job<'export.creative'>): Promise<void> {
     const { exportId, creativeId } = job.payload;
-    const { row, creative } = await repo.startRendering(exportId, creativeId);
+    const { row, creative } = await repo.startRendering(exportId, creativeId, options.accepted?.peek(exportId));
     if (!row) return; // deleted with its team
     if (!creative) {
       // Settled already (a job run again after a crash): finish the export if that was left undone.
@@ -480,6 +483,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         : await options.deliveries.finishExport({ id: row.id, ...result }, event, target);
     if (deliveries === null) return;
     documents.delete(row.id);
+    options.accepted?.forget(row.id);
     options.onFinished?.(row.format, status);
     options.deliveries.send(deliveries);
     if (!dropped) return;

@@ -24,6 +24,7 @@ import {
 } from '../formats/export.schema.js';
 import type { OutputFormat } from '../formats/output-format.js';
 import { formatOf } from '../formats/registry.js';
+import type { AcceptedExports } from '../jobs/accepted-exports.js';
 import { type ExportLinks, presentExport } from '../jobs/export-view.js';
 import { teamGroup } from '../jobs/fair.js';
 import type { JobQueue } from '../jobs/job-queue.js';
@@ -48,6 +49,8 @@ export interface ExportServiceDeps {
   designs: Pick<DesignService, 'requireDesign' | 'importDesign'>;
   access: Pick<Access, 'requireProject' | 'requireFolder' | 'seesProject'>;
   queue: Pick<JobQueue, 'enqueue' | 'depth' | 'transactional'>;
+  /** Where this process renders what it accepts: the stored rows, handed to their render jobs. None: not here. */
+  accepted?: Pick<AcceptedExports, 'remember'>;
   links: ExportLinks;
   /** Calls the webhookUrl of a cached export again (events/deliveries.ts). */
   deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue'>;
@@ -356,6 +359,7 @@ export function createExportService(deps: ExportServiceDeps) {
     queue: QueueEstimate | undefined,
   ): Promise<ExportAnswer> {
     const { row, creatives } = stored;
+    deps.accepted?.remember(row);
     await enqueueRenders(row.id, teamId, creatives);
     const view = await presentExport(row, creatives, deps.links);
     deps.onAccepted?.(row.format, 'miss');

@@ -321,7 +321,7 @@ export interface ExportsTable {
   type: string;
   /** Normalised: png jpg webp pdf gif mp4 html. */
   format: string;
-  /** pending | inProgress | complete | completeWithError | failed */
+  /** pending | complete | completeWithError | failed; inProgress in rows of earlier versions (issue 21: no longer written) */
   status: string;
   /** JSON text of the export settings, defaults filled in. */
   settings: string;

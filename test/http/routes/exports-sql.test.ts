@@ -25,7 +25,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
  *   are in Redis, so fewer statements.
  * `PLACARD_SQL_TRACE=1` prints every statement to stderr, to see where a count comes from.
  */
-const SQL_STATEMENTS_PER_EXPORT = !process.env.DATABASE_URL ? 21 : process.env.REDIS_URL ? 11 : 13;
+const SQL_STATEMENTS_PER_EXPORT = !process.env.DATABASE_URL ? 19 : process.env.REDIS_URL ? 11 : 12;
 
 let t: TestApp;
 let hooks: http.Server;

@@ -1,0 +1,30 @@
+// Exports this process accepted and will render itself (the embedded shape), handed from the request that stored them
+// to their render jobs, so that a render does not read back the row its own process wrote a moment before (issue 21:
+// one statement per export). Only a hint: a miss (another process accepted it, a restart, an entry pushed out) reads
+// the row. The fields a render uses never change after the insert; its status may, and is checked where it matters
+// (finishing an export is a conditional update).
+import { LRUCache } from 'lru-cache';
+import type { ExportRow } from '../storage/db/repositories/exports.repository.js';
+
+export interface AcceptedExports {
+  /** After the commit that stored the export. */
+  remember(row: ExportRow): void;
+  /** The row as accepted, if it is still kept. */
+  peek(id: string): ExportRow | undefined;
+  /** Once the export is finished. */
+  forget(id: string): void;
+}
+
+/** `max`: exports kept; more than render at once, so that every accepted export still waiting is found. */
+export function createAcceptedExports(max = 1024): AcceptedExports {
+  const rows = new LRUCache<string, ExportRow>({ max });
+  return {
+    remember: (row) => {
+      rows.set(row.id, row);
+    },
+    peek: (id) => rows.get(id),
+    forget: (id) => {
+      rows.delete(id);
+    },
+  };
+}
