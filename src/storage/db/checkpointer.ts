@@ -1,15 +1,20 @@
 // The SQLite file's WAL checkpoints, run on a thread of their own (issue 21). SQLite checkpoints a WAL by itself once
 // it holds 1000 pages, in whichever statement's commit crosses that mark: on the event loop, every few hundred
-// statements, one commit took 5–50 ms copying the WAL back into the database (commit p50 68 µs, p99 14 ms). The main
-// connection sets `wal_autocheckpoint = 0` and this thread, with a connection of its own, checkpoints PASSIVE every
-// `everyMs`: a passive checkpoint never waits for, nor blocks, the writer, and the writer restarts the WAL from its
-// start once everything in it was copied. `startCheckpointer` is the main thread's side; the thread's is below.
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+// statements, one commit took 5–50 ms copying the WAL back into the database (commit p50 68 µs, p99 14 ms), and a
+// write that did no checkpoint still cost about twice what it does without them. The main connection sets
+// `wal_autocheckpoint = 0`, and a thread with a connection of its own checkpoints PASSIVE every `everyMs`: a passive
+// checkpoint never waits for, nor blocks, the writer, and the writer restarts the WAL from its start once everything
+// in it was copied. The thread is a one-thread piscina pool, as the render threads are: piscina loads this module in
+// it (also from the sources under tsx, where a thread's own entry module is not transpiled).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
+import { Piscina } from 'piscina';
 
-interface CheckpointerData {
+interface CheckpointTask {
   file: string;
-  everyMs: number;
+  /** The last checkpoint: the thread's connection is closed after it. */
+  close?: boolean;
 }
 
 export interface Checkpointer {
@@ -18,59 +23,71 @@ export interface Checkpointer {
 }
 
 /**
- * Starts the thread that checkpoints `file`'s WAL. `onExit` runs when the thread ends other than by stop() (it could
- * not open the file, or crashed): the caller gives the checkpoints back to the main connection.
+ * Checkpoints `file`'s WAL on a thread every `everyMs`. `onFailure` runs once when a checkpoint fails for any reason
+ * but a busy database (the thread could not open the file, or died): the checkpoints stop, and the caller gives them
+ * back to the main connection.
  */
-export function startCheckpointer(file: string, everyMs: number, onExit: (error?: Error) => void): Checkpointer {
-  const here = new URL(import.meta.url);
-  const worker = new Worker(here, { workerData: { file, everyMs } satisfies CheckpointerData });
-  // A thread waiting on its timer keeps no process alive: a CLI command that opened the database exits as before.
-  worker.unref();
-  let stopping = false;
-  let failure: Error | undefined;
-  worker.on('error', (error) => {
-    failure = error;
+export function startCheckpointer(file: string, everyMs: number, onFailure: (error: Error) => void): Checkpointer {
+  const here = fileURLToPath(import.meta.url);
+  const pool = new Piscina<CheckpointTask, void>({
+    filename: path.join(path.dirname(here), `checkpointer${path.extname(here)}`),
+    minThreads: 1,
+    maxThreads: 1,
+    idleTimeout: Number.POSITIVE_INFINITY,
   });
-  const exited = new Promise<void>((resolve) => {
-    worker.once('exit', () => {
-      if (!stopping) onExit(failure ?? new Error('the checkpoint thread ended'));
-      resolve();
-    });
-  });
+  let running: Promise<void> | null = null;
+  let failed = false;
+  const timer = setInterval(() => {
+    // A slow checkpoint is not queued behind: the next tick looks again.
+    if (running || failed) return;
+    running = pool
+      .run({ file })
+      .catch((error: unknown) => {
+        failed = true;
+        clearInterval(timer);
+        onFailure(error instanceof Error ? error : new Error(`SQLite checkpoint thread: ${String(error)}`));
+      })
+      .finally(() => {
+        running = null;
+      });
+  }, everyMs);
+  // Checkpoints keep no process alive: a CLI command that opened the database ends as before.
+  timer.unref();
   return {
     async stop() {
-      stopping = true;
-      // Held alive until it has ended: an unreferenced thread is not waited for, and the await would never settle.
-      worker.ref();
-      worker.postMessage('stop');
-      await exited;
+      clearInterval(timer);
+      await running;
+      if (!failed) await pool.run({ file, close: true }).catch(() => undefined);
+      await pool.destroy();
     },
   };
 }
 
-/** The thread: checkpoints on a timer, and once more when asked to stop. */
-function runThread({ file, everyMs }: CheckpointerData): void {
-  const db = new SQLite(file, { fileMustExist: true });
-  // The writer may hold its lock for a moment; a passive checkpoint takes what it can and never waits long.
-  db.pragma('busy_timeout = 1000');
-  const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
-  const timer = setInterval(() => {
-    try {
-      checkpoint.run();
-    } catch {
-      // SQLITE_BUSY: a checkpoint from another connection is running; the next tick tries again.
-    }
-  }, everyMs);
-  parentPort?.on('message', (message) => {
-    if (message !== 'stop') return;
-    clearInterval(timer);
-    try {
-      checkpoint.run();
-    } finally {
-      db.close();
-      parentPort?.close();
-    }
-  });
-}
+/** The thread's connections, one per database file. */
+const connections = new Map<string, { db: SQLite.Database; checkpoint: SQLite.Statement }>();
 
-if (!isMainThread && (workerData as Partial<CheckpointerData> | null)?.file) runThread(workerData as CheckpointerData);
+/** Runs on the thread (piscina's task): one passive checkpoint of `file`. */
+export default function checkpoint({ file, close }: CheckpointTask): void {
+  let connection = connections.get(file);
+  try {
+    if (!connection) {
+      const db = new SQLite(file, { fileMustExist: true });
+      // The writer holds its lock for a moment at most; a passive checkpoint takes what it can.
+      db.pragma('busy_timeout = 1000');
+      connection = { db, checkpoint: db.prepare('pragma wal_checkpoint(PASSIVE)') };
+      connections.set(file, connection);
+    }
+    connection.checkpoint.run();
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    // SQLITE_BUSY: a checkpoint by another connection is running; the next tick tries again.
+    if (code === 'SQLITE_BUSY') return;
+    // A plain Error: better-sqlite3's SqliteError loses its message on the way to the main thread.
+    throw new Error(`checkpointing ${file}: ${code ? `${code}: ` : ''}${message ?? String(error)}`);
+  } finally {
+    if (close && connection) {
+      connection.db.close();
+      connections.delete(file);
+    }
+  }
+}

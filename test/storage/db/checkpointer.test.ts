@@ -1,0 +1,83 @@
+// SQLite's WAL is checkpointed by a thread of its own (issue 21), not in the commits of the event loop: what is
+// committed reaches the database file within a few ticks of that thread while the main connection never checkpoints,
+// and with PLACARD_SQLITE_CHECKPOINT_MS=0 SQLite does it itself as before.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { sql } from 'kysely';
+import { startCheckpointer } from '../../../src/storage/db/checkpointer.js';
+import { openDatabase } from '../../../src/storage/db/database.js';
+
+/** The database file's own size in pages (header bytes 28–31): what checkpoints have copied into it. */
+function pagesInFile(file: string): number {
+  const header = Buffer.alloc(100);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, header, 0, 100, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return header.readUInt32BE(28);
+}
+
+function tempDir(t: { after(fn: () => void): void }): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-ckpt-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let i = 0; !check(); i++) {
+    if (i > 500) throw new Error(`${what}: not within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test('commits reach the database file through the checkpoint thread; the main connection does not checkpoint', async (t) => {
+  const dataDir = tempDir(t);
+  const file = path.join(dataDir, 'placard.sqlite');
+  const db = openDatabase({ databaseUrl: null, dataDir, checkpointEveryMs: 25 });
+  try {
+    const auto = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db.kysely);
+    assert.equal(auto.rows[0].wal_autocheckpoint, 0, 'the event loop never checkpoints');
+    await sql`create table filler (body blob)`.execute(db.kysely);
+    await until('the table reaches the file', () => pagesInFile(file) > 1);
+    const before = pagesInFile(file);
+    // 4 MiB in 64 commits: more than SQLite's own 1000-page mark, all in the WAL until a checkpoint copies it.
+    for (let i = 0; i < 64; i++) await sql`insert into filler values (zeroblob(65536))`.execute(db.kysely);
+    await until('the commits reach the file', () => pagesInFile(file) >= before + 1000);
+    const rows = await sql<{ n: number }>`select count(*) as n from filler`.execute(db.kysely);
+    assert.equal(Number(rows.rows[0].n), 64);
+  } finally {
+    await db.close();
+  }
+  // Closing waited for the thread's last checkpoint: the file holds everything, and the WAL is gone.
+  assert.ok(!fs.existsSync(`${file}-wal`) || fs.statSync(`${file}-wal`).size === 0, 'no WAL left after close');
+});
+
+test('with no checkpoint thread (0), SQLite checkpoints in its commits as by default', async (t) => {
+  const dataDir = tempDir(t);
+  const db = openDatabase({ databaseUrl: null, dataDir, checkpointEveryMs: 0 });
+  try {
+    const auto = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(db.kysely);
+    assert.equal(auto.rows[0].wal_autocheckpoint, 1000);
+  } finally {
+    await db.close();
+  }
+});
+
+test('a checkpoint thread that cannot checkpoint says so once and stops', async (t) => {
+  const dataDir = tempDir(t);
+  const failures: Error[] = [];
+  const checkpointer = startCheckpointer(path.join(dataDir, 'missing.sqlite'), 10, (error) => failures.push(error));
+  try {
+    await until('the failure is reported', () => failures.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(failures.length, 1);
+    assert.match(failures[0].message, /unable to open|does not exist|no such file/i);
+  } finally {
+    await checkpointer.stop();
+  }
+});
