@@ -15,9 +15,16 @@ export interface AcceptedExports {
   forget(id: string): void;
 }
 
-/** `max`: exports kept; more than render at once, so that every accepted export still waiting is found. */
-export function createAcceptedExports(max = 1024): AcceptedExports {
-  const rows = new LRUCache<string, ExportRow>({ max });
+/**
+ * `max`: exports kept, more than usually wait to render, so that a waiting export is found; `maxBytes`: their
+ * documents' characters at most, so that a backlog of large designs holds no more than that.
+ */
+export function createAcceptedExports(max = 1024, maxBytes = 32 * 1024 * 1024): AcceptedExports {
+  const rows = new LRUCache<string, ExportRow>({
+    max,
+    maxSize: maxBytes,
+    sizeCalculation: (row) => row.document.length + row.settings.length + 1024,
+  });
   return {
     remember: (row) => {
       rows.set(row.id, row);
