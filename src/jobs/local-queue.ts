@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../storage/db/database.js';
-import { prepared } from '../storage/db/prepared.js';
+import { prepared, preparedBy } from '../storage/db/prepared.js';
 import type { Database, JobsTable } from '../storage/db/schema.js';
 import {
   DEFAULT_MAX_ATTEMPTS,
@@ -145,6 +145,34 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     for (const kind of registrations.keys()) dirty.add(kind);
   }
 
+  /**
+   * The claim on SQLite, compiled once per number of kinds asked for (issue 21: built anew it cost more than it ran):
+   * `kind0…`, `limit0…` are the kinds and their free slots.
+   */
+  const claimSqlite = preparedBy<number, Record<string, unknown>, JobRow>(
+    (_db, p, count) => {
+      const indexes = Array.from({ length: count }, (_, i) => i);
+      const limits = sql.join(
+        indexes.map((i) => sql`(ranked.kind = ${p(`kind${i}`)} and ranked.rn <= ${p(`limit${i}`)})`),
+        sql` or `,
+      );
+      return sql<JobRow>`
+        update jobs set status = 'running', attempts = attempts + 1, lease_until = ${p('lease')},
+          locked_by = ${p('instance')}, updated_at = ${p('now')}
+        where id in (
+          select ranked.id from (
+            select id, kind, row_number() over (partition by kind order by fair_key, run_at, seq, id) as rn
+            from jobs
+            where kind in (${sql.join(indexes.map((i) => p(`kind${i}`)))})
+              and ((status = 'queued' and run_at <= ${p('now')}) or (status = 'running' and lease_until < ${p('now')}))
+          ) as ranked
+          where ${limits}
+        )
+        returning *`;
+    },
+    (count) => String(count),
+  );
+
   /** Due rows of these kinds: queued and due, or running under a lease that ran out. */
   function claimable(kinds: readonly string[], at: string) {
     return db
@@ -170,23 +198,12 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     const now = iso(at);
     const kinds = [...free.keys()];
     if (dialect === 'postgres') return sortClaimed(await claimBatchPostgres(free, at));
-    const limits = sql.join(
-      kinds.map((kind) => sql`(ranked.kind = ${kind} and ranked.rn <= ${free.get(kind) as number})`),
-      sql` or `,
-    );
-    const rows = await sql<JobRow>`
-      update jobs set status = 'running', attempts = attempts + 1, lease_until = ${iso(at + leaseMs)},
-        locked_by = ${instanceId}, updated_at = ${now}
-      where id in (
-        select ranked.id from (
-          select id, kind, row_number() over (partition by kind order by fair_key, run_at, seq, id) as rn
-          from jobs
-          where kind in (${sql.join(kinds)})
-            and ((status = 'queued' and run_at <= ${now}) or (status = 'running' and lease_until < ${now}))
-        ) as ranked
-        where ${limits}
-      )
-      returning *`.execute(db);
+    const values: Record<string, unknown> = { lease: iso(at + leaseMs), instance: instanceId, now };
+    kinds.forEach((kind, i) => {
+      values[`kind${i}`] = kind;
+      values[`limit${i}`] = free.get(kind);
+    });
+    const rows = await claimSqlite(db, kinds.length, values);
     return sortClaimed(rows.rows);
   }
 
@@ -241,6 +258,46 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       ? sql<number>`greatest(${head}, ${last}) + ${nth}`
       : sql<number>`max(${head}, ${last}) + ${nth}`;
   }
+
+  /** One job's row as jobRow() makes it, with its fair key when it has a group (nth 1). */
+  const insertJobStatement = preparedBy<
+    boolean,
+    {
+      id: string;
+      kind: string;
+      payload: string;
+      maxAttempts: number;
+      retryDelays: string;
+      runAt: string;
+      group: string | null;
+      at: string;
+    },
+    unknown
+  >(
+    (executor, p, grouped) =>
+      executor
+        .insertInto('jobs')
+        .values({
+          id: p('id'),
+          kind: p('kind'),
+          payload: p('payload'),
+          status: 'queued',
+          attempts: 0,
+          max_attempts: p('maxAttempts'),
+          retry_delays: p('retryDelays'),
+          run_at: p('runAt'),
+          lease_until: null,
+          locked_by: null,
+          last_error: null,
+          fair_group: p('group'),
+          fair_key: grouped ? nextFairKey(p('kind'), p('group') as string, 1) : 0,
+          seq: sql<number>`(select coalesce(max(seq), 0) + 1 from jobs)`,
+          created_at: p('at'),
+          updated_at: p('at'),
+        })
+        .onConflict((oc) => oc.column('id').doNothing()),
+    (grouped) => (grouped ? 'grouped' : 'plain'),
+  );
 
   /** Updates a row this instance holds; false when the lease was lost to another instance meanwhile. */
   async function settle(id: string, changes: Partial<Omit<JobRow, 'id'>>): Promise<boolean> {
@@ -487,11 +544,17 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     enqueueOptions: EnqueueOptions,
   ): Promise<number> {
     const { runAt, row } = jobRow(kind, payload, enqueueOptions);
-    await executor
-      .insertInto('jobs')
-      .values(row)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+    // Compiled once per kind of row (issue 21: an export's render job is inserted with every export).
+    await insertJobStatement(executor, row.fair_group !== null, {
+      id: row.id,
+      kind,
+      payload: row.payload,
+      maxAttempts: row.max_attempts,
+      retryDelays: row.retry_delays,
+      runAt: row.run_at,
+      group: row.fair_group,
+      at: row.created_at,
+    });
     return runAt;
   }
 

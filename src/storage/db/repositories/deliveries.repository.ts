@@ -3,7 +3,7 @@
 // outbox row moves from pending to dispatched once, whichever process gets there first.
 import { type Kysely, PostgresAdapter, type QueryCreator, sql } from 'kysely';
 import type { OrderBy, OrderDirection } from '../../../domain/page.js';
-import { prepared } from '../prepared.js';
+import { insertRow, prepared } from '../prepared.js';
 import type { Database } from '../schema.js';
 import { createEventRepository } from './events.repository.js';
 import { createExportRepository, type ExportStatus, UNSETTLED } from './exports.repository.js';
@@ -173,26 +173,31 @@ export function createDeliveryRepository(db: Kysely<Database>) {
   return {
     async insert(rows: NewDelivery[]): Promise<void> {
       if (rows.length === 0) return;
-      await db
-        .insertInto('webhook_deliveries')
-        .values(
-          rows.map((r) => ({
-            id: r.id,
-            team_id: r.teamId,
-            webhook_id: r.webhookId,
-            event_id: r.eventId,
-            export_id: r.exportId,
-            action: r.action,
-            url: r.url,
-            payload: r.payload,
-            status: 'pending',
-            attempt_count: 0,
-            next_attempt_at: r.at,
-            created_at: r.at,
-            updated_at: r.at,
-          })),
-        )
-        .execute();
+      const values = rows.map((r) => ({
+        id: r.id,
+        team_id: r.teamId,
+        webhook_id: r.webhookId,
+        event_id: r.eventId,
+        export_id: r.exportId,
+        action: r.action,
+        url: r.url,
+        payload: r.payload,
+        status: 'pending',
+        attempt_count: 0,
+        next_attempt_at: r.at,
+        created_at: r.at,
+        updated_at: r.at,
+      }));
+      // One delivery (an export's webhookUrl, or one team webhook) by a statement compiled once (issue 21).
+      if (values.length === 1) {
+        await insertRow(
+          db,
+          { table: 'webhook_deliveries', columns: Object.keys(values[0]), returning: false },
+          values[0],
+        );
+        return;
+      }
+      await db.insertInto('webhook_deliveries').values(values).execute();
     },
 
     /**

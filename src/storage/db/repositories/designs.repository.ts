@@ -7,6 +7,7 @@ import { containsIgnoringCase } from '../contains.js';
 import type { Dialect } from '../database.js';
 import { now } from '../database.js';
 import { paginate } from '../paginate.js';
+import { preparedBy } from '../prepared.js';
 import type { Database, DesignsTable } from '../schema.js';
 import { type ProjectScope, visibleProjectIdsQuery } from './projects.repository.js';
 
@@ -59,17 +60,42 @@ const COLUMNS = [
 
 const LIST_COLUMNS = COLUMNS.filter((c) => c !== 'document');
 
+/**
+ * A design by its hash in a project of the scope (built once per kind of scope, issue 21: every export reads it).
+ * `member`: the scope is a member's projects, not the whole team's.
+ */
+const findVisibleStatement = preparedBy<
+  boolean,
+  { teamId: number; memberUserId: number | null; hash: string },
+  DesignRow
+>(
+  (db, p, member) =>
+    db
+      .selectFrom('designs')
+      .select(COLUMNS)
+      .where('team_id', '=', p('teamId'))
+      .where('hash', '=', p('hash'))
+      .where(
+        'project_id',
+        'in',
+        visibleProjectIdsQuery(db, {
+          teamId: p('teamId'),
+          memberUserId: member ? (p('memberUserId') as number) : null,
+        }),
+      ),
+  (member) => (member ? 'member' : 'team'),
+);
+
 export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
   return {
     /** The design with this hash in a project of the scope. */
     async findVisible(scope: ProjectScope, hash: string): Promise<DesignRow | undefined> {
-      return db
-        .selectFrom('designs')
-        .select(COLUMNS)
-        .where('team_id', '=', scope.teamId)
-        .where('hash', '=', hash)
-        .where('project_id', 'in', visibleProjectIdsQuery(db, scope))
-        .executeTakeFirst();
+      const { rows } = await findVisibleStatement(db, scope.memberUserId !== null, {
+        teamId: scope.teamId,
+        memberUserId: scope.memberUserId,
+        hash,
+      });
+      return rows[0];
     },
 
     /** The design whose hash, or the hash of one of whose sizes, is `hash`, in a project of the scope. */

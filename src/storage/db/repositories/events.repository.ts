@@ -1,6 +1,7 @@
 // The event outbox (SPEC §8). Rows are written by src/events/outbox.ts, inside the caller's transaction when it has
 // one; the delivery worker of the exports issue reads the pending ones and fans them out to the team's webhooks.
 import type { Kysely } from 'kysely';
+import { insertRow } from '../prepared.js';
 import type { Database } from '../schema.js';
 
 export interface OutboxRow {
@@ -30,19 +31,18 @@ export function createEventRepository(db: Kysely<Database>) {
       occurredAt: string;
       dispatched?: boolean;
     }) {
-      await db
-        .insertInto('events_outbox')
-        .values({
-          id: event.id,
-          team_id: event.teamId,
-          action: event.action,
-          payload: event.payload,
-          occurred_at: event.occurredAt,
-          status: event.dispatched ? 'dispatched' : 'pending',
-          attempts: event.dispatched ? 1 : 0,
-          next_attempt_at: event.occurredAt,
-        })
-        .execute();
+      // Compiled once (issue 21): every export's event goes through here.
+      const row = {
+        id: event.id,
+        team_id: event.teamId,
+        action: event.action,
+        payload: event.payload,
+        occurred_at: event.occurredAt,
+        status: event.dispatched ? 'dispatched' : 'pending',
+        attempts: event.dispatched ? 1 : 0,
+        next_attempt_at: event.occurredAt,
+      };
+      await insertRow(db, { table: 'events_outbox', columns: Object.keys(row), returning: false }, row);
     },
 
     /** Events of a team, oldest first (ties broken by id, which is random, so only for a stable order). */
