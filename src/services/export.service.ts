@@ -237,6 +237,8 @@ export function createExportService(deps: ExportServiceDeps) {
     type: string;
     plan: Plan;
     doc: DesignDocument;
+    /** `doc` as the design's stored text (it is stored as JSON.stringify made it): not stringified again. */
+    docText?: string;
     sourceDoc: DesignDocument;
     projectId: number;
     designId: number;
@@ -277,7 +279,7 @@ export function createExportService(deps: ExportServiceDeps) {
         type: input.type,
         format: input.plan.format,
         settings: JSON.stringify(input.plan.settings),
-        document: JSON.stringify(input.doc),
+        document: input.docText ?? JSON.stringify(input.doc),
         file_stem: input.fileStem,
         is_set: input.doc.sizes.length > 1 ? 1 : 0,
         webhook_url: input.webhookUrl ?? null,
@@ -391,6 +393,7 @@ export function createExportService(deps: ExportServiceDeps) {
         type: body.type,
         plan,
         doc,
+        docText: design.document,
         sourceDoc: doc,
         projectId: design.project_id,
         designId: design.id,
