@@ -147,6 +147,8 @@ interface Run {
   /** SQL statements the service sent during the run (placard_sql_statements_total), and main-thread CPU ms. */
   statements: number;
   mainCpuMs: number;
+  /** CPU of this process over the run: the HTTP client and the webhook receiver, on the same cores as the service. */
+  clientCpuMs: number;
   notComplete: number;
   cacheHits: number;
 }
@@ -175,6 +177,7 @@ async function run(
   await drained(service);
   const before = await scrape(service);
   const cpuBefore = mainThreadCpuMs(service.pid);
+  const clientBefore = process.cpuUsage();
   const latencies: number[] = [];
   const answers: number[] = [];
   const working: number[] = [];
@@ -202,6 +205,7 @@ async function run(
   );
   const wallMs = performance.now() - started;
   const cpuAfter = mainThreadCpuMs(service.pid);
+  const client = process.cpuUsage(clientBefore);
   const after = await scrape(service);
   return {
     exports: count,
@@ -215,6 +219,7 @@ async function run(
     // The scrape itself is not an export's statement; nothing else runs on an idle service between runs.
     statements: after.statements - before.statements,
     mainCpuMs: cpuAfter - cpuBefore,
+    clientCpuMs: (client.user + client.system) / 1000,
     notComplete,
     cacheHits,
   };
@@ -308,6 +313,7 @@ export async function benchExports() {
         'p50 ms': percentile(result.latencies, 50),
         'p95 ms': percentile(result.latencies, 95),
         'main thread CPU ms/export': result.mainCpuMs / result.exports,
+        'bench client CPU ms/export': result.clientCpuMs / result.exports,
         'SQL statements/export': result.statements / result.exports,
         'render ms/file (service)': (result.renderSeconds / result.renders) * 1000,
         'not complete / cache hits': `${result.notComplete} / ${result.cacheHits}`,
@@ -335,6 +341,8 @@ export async function benchExports() {
         '- latency: just before the POST → the webhook at a receiver on 127.0.0.1 (render, store, finish, delivery).',
         "- main thread CPU: utime + stime of the service's main thread (/proc, 10 ms ticks) over the run ÷ exports;",
         '  the render threads are not in it.',
+        '- bench client CPU: this process (the HTTP client on kept-alive node:http sockets, the webhook receiver),',
+        '  which shares the two cores with the service, over the run ÷ exports.',
         '- SQL statements: `placard_sql_statements_total` (every statement Kysely sends, begin/commit included) over the',
         '  run ÷ exports: counted, not estimated.',
         "- of pool rate: API exports/s ÷ the render pool's own renders/s of the same file.",

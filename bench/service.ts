@@ -10,6 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -107,16 +108,52 @@ function client(url: string, credentials: { clientId: string; clientSecret: stri
     token,
     async api(method: string, route: string, body?: unknown): Promise<ApiAnswer> {
       bearer ??= await token();
-      const answer = await fetch(`${url}${route}`, {
-        method,
-        headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const json = await answer.json();
-      if (answer.status !== 200) throw new Error(`${method} ${route}: ${answer.status} ${JSON.stringify(json)}`);
-      return { status: answer.status, cache: answer.headers.get('x-cache'), json };
+      const answer = await send(`${url}${route}`, method, { authorization: `Bearer ${bearer}` }, body);
+      if (answer.status !== 200) throw new Error(`${method} ${route}: ${answer.status} ${JSON.stringify(answer.json)}`);
+      return answer;
     },
   };
+}
+
+/**
+ * The bench's HTTP client: node:http over kept-alive sockets. The client runs on the same two cores as the service,
+ * and fetch (undici) cost it about twice the CPU per export (3.3–5.0 against 1.7–2.3 ms with the webhook receiver),
+ * which the service's exports/s then paid for (issue 21, stop 15).
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function send(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<ApiAnswer> {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers: payload
+          ? { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) }
+          : headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: Json = null;
+          try {
+            json = text ? JSON.parse(text) : null;
+          } catch {
+            json = text;
+          }
+          const cache = res.headers['x-cache'];
+          resolve({ status: res.statusCode ?? 0, cache: typeof cache === 'string' ? cache : null, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 /** One `placard serve`, the embedded shape (SQLite, the job table, blobs on disk, render threads = cores). */
