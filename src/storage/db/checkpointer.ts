@@ -36,15 +36,16 @@ export function startCheckpointer(file: string, everyMs: number, onFailure: (err
     idleTimeout: Number.POSITIVE_INFINITY,
   });
   let running: Promise<void> | null = null;
-  let failed = false;
+  let failed: Promise<void> | null = null;
   const timer = setInterval(() => {
     // A slow checkpoint is not queued behind: the next tick looks again.
     if (running || failed) return;
     running = pool
       .run({ file })
       .catch((error: unknown) => {
-        failed = true;
         clearInterval(timer);
+        // The thread goes at once; stop() only waits for it.
+        failed = pool.destroy().catch(() => undefined);
         onFailure(error instanceof Error ? error : new Error(`SQLite checkpoint thread: ${String(error)}`));
       })
       .finally(() => {
@@ -57,7 +58,11 @@ export function startCheckpointer(file: string, everyMs: number, onFailure: (err
     async stop() {
       clearInterval(timer);
       await running;
-      if (!failed) await pool.run({ file, close: true }).catch(() => undefined);
+      if (failed) {
+        await failed;
+        return;
+      }
+      await pool.run({ file, close: true }).catch(() => undefined);
       await pool.destroy();
     },
   };

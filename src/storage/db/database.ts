@@ -91,11 +91,10 @@ export function openDatabase(options: DbOptions): Db {
   file.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   // The WAL is checkpointed on a thread of its own (checkpointer.ts); if that thread cannot run, SQLite's own
   // checkpoints on commit come back.
-  let checkpointer: Checkpointer | null = null;
+  let checkpointer: Checkpointer | undefined;
   if (options.checkpointEveryMs !== 0) {
     file.pragma('wal_autocheckpoint = 0');
     checkpointer = startCheckpointer(dbPath, options.checkpointEveryMs ?? 200, () => {
-      checkpointer = null;
       if (file.open) file.pragma('wal_autocheckpoint = 1000');
     });
   }
@@ -110,7 +109,6 @@ export function openDatabase(options: DbOptions): Db {
     close: async () => {
       // The thread's last checkpoint first; SQLite checkpoints again as the last connection closes.
       await checkpointer?.stop();
-      checkpointer = null;
       await kysely.destroy();
     },
   };
