@@ -323,23 +323,43 @@ describe('batches: rules, bad input, retry, cancel, cache', () => {
   });
 
   test('cancel stops new rows: rows not started are cancelled, running ones finish, the batch ends cancelled', async () => {
-    const { batch } = await ok('POST', '/v1/batches', {
-      templateHash: pairHash,
-      type: 'png',
-      mapping,
-      csv: csvOf(200, (i) => `Cancel ${i}`),
+    // Every row's image waits until the cancel is in: no row can finish (and make room for more) before it, so the
+    // rows that render are exactly the ones in flight at the cancel, however fast this machine renders.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
     });
-    const cancelled = (await ok('POST', `/v1/batches/${batch.id}/cancel`)).batch;
-    assert.equal(cancelled.status, 'cancelled');
-    const done = await waitForBatch(batch.id);
-    assert.equal(done.status, 'cancelled');
-    const { counts } = done;
-    assert.equal(counts.pending + counts.running, 0);
-    assert.equal(counts.succeeded + counts.failed + counts.cancelled, 200);
-    // At most the rows in flight (4 in this app) had started.
-    assert.ok(counts.cancelled >= 196, JSON.stringify(counts));
-    const again = await api('POST', `/v1/batches/${batch.id}/cancel`);
-    assert.equal(again.status, 422);
+    media.route('/held.png', (_req, res) => {
+      void held.then(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png(10, 10, [0, 0, 255])));
+    });
+    try {
+      const { batch } = await ok('POST', '/v1/batches', {
+        templateHash: pairHash,
+        type: 'png',
+        mapping: [...mapping, { elementName: 'photo', attribute: 'SOURCE', value: '{image}' }],
+        rows: Array.from({ length: 200 }, (_, i) => ({
+          sku: `s${i}`,
+          title: `Cancel ${i}`,
+          color: cssOf(i),
+          image: `${media.origin}/held.png`,
+        })),
+      });
+      const cancelled = (await ok('POST', `/v1/batches/${batch.id}/cancel`)).batch;
+      assert.equal(cancelled.status, 'cancelled');
+      release();
+      const done = await waitForBatch(batch.id);
+      assert.equal(done.status, 'cancelled');
+      const { counts } = done;
+      assert.equal(counts.pending + counts.running, 0);
+      assert.equal(counts.succeeded + counts.failed + counts.cancelled, 200);
+      // At most the rows in flight (4 in this app) had started, and those finished.
+      assert.ok(counts.cancelled >= 196, JSON.stringify(counts));
+      assert.equal(counts.failed, 0, JSON.stringify(counts));
+      const again = await api('POST', `/v1/batches/${batch.id}/cancel`);
+      assert.equal(again.status, 422);
+    } finally {
+      release();
+    }
   });
 
   test('multipart upload of a TSV file with a naming pattern; the zip follows the pattern', async () => {
