@@ -42,6 +42,16 @@ export async function chromiumPath(): Promise<string> {
   }
 }
 
+/**
+ * Whether the Chromium to drive is the npm package's build. Its text differs from Debian's in a few pixel-level cases
+ * (the reference the text layout is checked against is Debian's `chromium`, which CI installs).
+ */
+export function isPackagedChromium(): boolean {
+  const chosen = process.env.PLACARD_CHROMIUM;
+  if (chosen && chosen !== 'npm') return false;
+  return chosen === 'npm' || !executable(DEBIAN_CHROMIUM);
+}
+
 /** Launch it FIRST in a `before`, before starting servers: if it throws, nothing is left running to hang the run. */
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
