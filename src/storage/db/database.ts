@@ -38,6 +38,7 @@ export interface DbOptions {
 const SQLITE_CACHE_KIB = 64 * 1024;
 /** How much of the SQLite file is read through a memory map (default none). */
 const SQLITE_MMAP_BYTES = 256 * 1024 * 1024;
+const SQLITE_WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
 // PostgreSQL returns int8 (count(*), bigint) as strings; every count we make fits a JS number.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -91,14 +92,23 @@ export function openDatabase(options: DbOptions): Db {
   file.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   // The WAL is checkpointed on a thread of its own (checkpointer.ts); if that thread cannot run, SQLite's own
   // checkpoints on commit come back.
+  // A WAL that grew (a burst of writes) is cut back to this when it restarts.
+  file.pragma(`journal_size_limit = ${SQLITE_WAL_LIMIT_BYTES}`);
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }), log });
   let checkpointer: Checkpointer | undefined;
   if (options.checkpointEveryMs !== 0) {
     file.pragma('wal_autocheckpoint = 0');
-    checkpointer = startCheckpointer(dbPath, options.checkpointEveryMs ?? 200, () => {
-      if (file.open) file.pragma('wal_autocheckpoint = 1000');
+    checkpointer = startCheckpointer(dbPath, {
+      everyMs: options.checkpointEveryMs ?? 200,
+      // Through Kysely, so that it runs between statements and never inside another caller's transaction.
+      restart: async () => {
+        await sql`pragma wal_checkpoint(PASSIVE)`.execute(kysely);
+      },
+      onFailure: () => {
+        if (file.open) file.pragma('wal_autocheckpoint = 1000');
+      },
     });
   }
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }), log });
   return {
     kysely,
     dialect: 'sqlite',

@@ -1,6 +1,7 @@
 // SQLite's WAL is checkpointed by a thread of its own (issue 21), not in the commits of the event loop: what is
 // committed reaches the database file within a few ticks of that thread while the main connection never checkpoints,
-// and with PLACARD_SQLITE_CHECKPOINT_MS=0 SQLite does it itself as before.
+// under writes that never pause the WAL still restarts (the main connection checkpoints once when the thread finds it
+// long), and with PLACARD_SQLITE_CHECKPOINT_MS=0 SQLite does it itself as before.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -57,6 +58,29 @@ test('commits reach the database file through the checkpoint thread; the main co
   assert.ok(!fs.existsSync(`${file}-wal`) || fs.statSync(`${file}-wal`).size === 0, 'no WAL left after close');
 });
 
+test('under writes that never pause, the WAL still restarts from its start: it stays near its limit', async (t) => {
+  const dataDir = tempDir(t);
+  const file = path.join(dataDir, 'placard.sqlite');
+  const db = openDatabase({ databaseUrl: null, dataDir, checkpointEveryMs: 10 });
+  let largest = 0;
+  try {
+    await sql`create table filler (body blob)`.execute(db.kysely);
+    // 256 MiB in 16 KiB commits, one after another, as a busy service writes: the event loop turns every 16
+    // commits (as it does between requests), and the thread checkpoints all the while.
+    const commits = (256 * 1024) / 16;
+    for (let i = 0; i < commits; i++) {
+      await sql`insert into filler values (zeroblob(16384))`.execute(db.kysely);
+      if (i % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i % 256 === 0) largest = Math.max(largest, fs.statSync(`${file}-wal`).size);
+    }
+  } finally {
+    await db.close();
+  }
+  // RESTART_PAGES (16 MiB) and the pages written while the thread and the main connection checkpoint, within the
+  // 64 MiB the WAL is cut back to; without the restart it held the whole 256 MiB.
+  assert.ok(largest < 80 * 1024 * 1024, `the WAL reached ${(largest / 1048576).toFixed(0)} MiB`);
+});
+
 test('with no checkpoint thread (0), SQLite checkpoints in its commits as by default', async (t) => {
   const dataDir = tempDir(t);
   const db = openDatabase({ databaseUrl: null, dataDir, checkpointEveryMs: 0 });
@@ -71,7 +95,11 @@ test('with no checkpoint thread (0), SQLite checkpoints in its commits as by def
 test('a checkpoint thread that cannot checkpoint says so once and stops', async (t) => {
   const dataDir = tempDir(t);
   const failures: Error[] = [];
-  const checkpointer = startCheckpointer(path.join(dataDir, 'missing.sqlite'), 10, (error) => failures.push(error));
+  const checkpointer = startCheckpointer(path.join(dataDir, 'missing.sqlite'), {
+    everyMs: 10,
+    restart: async () => {},
+    onFailure: (error) => failures.push(error),
+  });
   try {
     await until('the failure is reported', () => failures.length > 0);
     await new Promise((resolve) => setTimeout(resolve, 100));
