@@ -106,7 +106,10 @@ export default function checkpoint({ file, close }: CheckpointTask): number {
       connection = { db, checkpoint: db.prepare('pragma wal_checkpoint(PASSIVE)') };
       connections.set(file, connection);
     }
-    const { log } = connection.checkpoint.get() as { busy: number; log: number; checkpointed: number };
+    let { log } = connection.checkpoint.get() as { busy: number; log: number; checkpointed: number };
+    // A long WAL: once more at once, copying what came in during the first, so that the main connection's own
+    // checkpoint (the restart) has only the last few pages to copy.
+    if (log > RESTART_PAGES) ({ log } = connection.checkpoint.get() as { log: number });
     return log;
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
