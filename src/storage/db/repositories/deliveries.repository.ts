@@ -159,6 +159,20 @@ export function createDeliveryRepository(db: Kysely<Database>) {
     return query;
   }
 
+  /** A new delivery's own columns; its state and times are added where it is written. */
+  function columnsOf(r: NewDelivery) {
+    return {
+      id: r.id,
+      team_id: r.teamId,
+      webhook_id: r.webhookId,
+      event_id: r.eventId,
+      export_id: r.exportId,
+      action: r.action,
+      url: r.url,
+      payload: r.payload,
+    };
+  }
+
   async function attemptsOf(deliveryIds: string[]): Promise<DeliveryAttemptRow[]> {
     if (deliveryIds.length === 0) return [];
     return db
@@ -174,14 +188,7 @@ export function createDeliveryRepository(db: Kysely<Database>) {
     async insert(rows: NewDelivery[]): Promise<void> {
       if (rows.length === 0) return;
       const values = rows.map((r) => ({
-        id: r.id,
-        team_id: r.teamId,
-        webhook_id: r.webhookId,
-        event_id: r.eventId,
-        export_id: r.exportId,
-        action: r.action,
-        url: r.url,
-        payload: r.payload,
+        ...columnsOf(r),
         status: 'pending',
         attempt_count: 0,
         next_attempt_at: r.at,
@@ -219,19 +226,7 @@ export function createDeliveryRepository(db: Kysely<Database>) {
       const at = event.occurredAt;
       // The deliveries go as one JSON array, read with the table's own column types: the statement keeps one shape
       // whatever their number.
-      const deliveries = JSON.stringify(
-        rows.map((r) => ({
-          id: r.id,
-          team_id: r.teamId,
-          webhook_id: r.webhookId,
-          event_id: r.eventId,
-          export_id: r.exportId,
-          action: r.action,
-          url: r.url,
-          payload: r.payload,
-          at: r.at,
-        })),
-      );
+      const deliveries = JSON.stringify(rows.map((r) => ({ ...columnsOf(r), at: r.at })));
       const { rows: answer } = await sql<{ finished: number }>`
         with f as (
           update exports
