@@ -19,6 +19,7 @@ import { brandColors } from './migrations/0018_brand_colors.js';
 import { batches } from './migrations/0019_batches.js';
 import { cacheInvalidation } from './migrations/0020_cache_invalidation.js';
 import { attemptRow } from './migrations/0021_attempt_row.js';
+import { jobsDue } from './migrations/0022_jobs_due.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -42,6 +43,7 @@ function provider(db: Db): MigrationProvider {
         '0019_batches': batches(db.dialect),
         '0020_cache_invalidation': cacheInvalidation(db.dialect),
         '0021_attempt_row': attemptRow(db.dialect),
+        '0022_jobs_due': jobsDue(),
       };
     },
   };

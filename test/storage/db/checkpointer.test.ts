@@ -76,9 +76,10 @@ test('under writes that never pause, the WAL still restarts from its start: it s
   } finally {
     await db.close();
   }
-  // RESTART_PAGES (16 MiB) and the pages written while the thread and the main connection checkpoint, within the
-  // 64 MiB the WAL is cut back to; without the restart it held the whole 256 MiB.
-  assert.ok(largest < 80 * 1024 * 1024, `the WAL reached ${(largest / 1048576).toFixed(0)} MiB`);
+  // RESTART_PAGES (16 MiB) and what is written while the thread and then the main connection checkpoint: about
+  // 64 MiB (the size a restart cuts the WAL back to) on an idle machine, more when the thread gets little CPU (a busy
+  // test run); without the restart the WAL held all 256 MiB and their index pages (388 MiB).
+  assert.ok(largest < 160 * 1024 * 1024, `the WAL reached ${(largest / 1048576).toFixed(0)} MiB`);
 });
 
 test('with no checkpoint thread (0), SQLite checkpoints in its commits as by default', async (t) => {
