@@ -7,6 +7,7 @@
 // Enqueue after the database transaction commits, never inside it, through `enqueue`: the queue may live elsewhere.
 // Where it does not (`transactional`), a job can be written in the same transaction as its rows.
 import type { InsertQueryBuilder, InsertResult, Kysely } from 'kysely';
+import type { JobValues } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
 
 /** The payload of each job kind. */
@@ -107,6 +108,16 @@ export interface JobQueue {
       jobs: { jobId: string; payload: JobPayloads[K] }[],
       options?: Omit<EnqueueOptions, 'jobId'>,
     ): InsertQueryBuilder<Database, 'jobs', InsertResult>;
+    /**
+     * SQLite: the values of jobs of one kind and one group for the `export_accepts` trigger (migration 0023), which
+     * inserts them with the fair keys and seq that enqueueing them one by one in that order gives (issue 21: an export
+     * with its jobs is accepted in one statement on SQLite too). Absent on PostgreSQL.
+     */
+    valuesOf?<K extends JobKind>(
+      kind: K,
+      jobs: { jobId: string; payload: JobPayloads[K] }[],
+      options?: Omit<EnqueueOptions, 'jobId'>,
+    ): JobValues[];
     wake(): void;
   };
   /** Registers the handler of a kind; call before start(). */

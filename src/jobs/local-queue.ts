@@ -609,7 +609,27 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
                 .onConflict((oc) => oc.column('id').doNothing());
             },
           }
-        : {}),
+        : {
+            valuesOf<K extends JobKind>(
+              kind: K,
+              jobs: { jobId: string; payload: JobPayloads[K] }[],
+              enqueueOptions: Omit<EnqueueOptions, 'jobId'> = {},
+            ) {
+              return jobs.map((job) => {
+                const { row } = jobRow(kind, job.payload, { ...enqueueOptions, jobId: job.jobId });
+                return {
+                  id: row.id,
+                  kind,
+                  payload: row.payload,
+                  max_attempts: row.max_attempts,
+                  retry_delays: row.retry_delays,
+                  run_at: row.run_at,
+                  fair_group: row.fair_group,
+                  created_at: row.created_at,
+                };
+              });
+            },
+          }),
       // After the commit: a claim before it would not see the row (PostgreSQL) or would wait for it (SQLite).
       wake() {
         markAll();

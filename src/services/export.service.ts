@@ -320,26 +320,26 @@ export function createExportService(deps: ExportServiceDeps) {
   }
 
   /**
-   * The export's rows and, where jobs live in the database, their render jobs. On PostgreSQL one statement writes them
-   * all (no begin/commit: 5 statements → 1 with the job table, 4 → 1 with BullMQ); elsewhere one transaction.
+   * The export's rows and, where jobs live in the database, their render jobs, in one statement (no begin/commit: 5
+   * statements → 1 with the job table, 4 → 1 with BullMQ): PostgreSQL's data-modifying WITH, SQLite's
+   * `export_accepts` trigger (migration 0023). A set of more files than one statement takes: one transaction.
    */
   async function storeAlone(
     exportRow: Parameters<ReturnType<typeof createExportRepository>['insert']>[0],
     creatives: Parameters<ReturnType<typeof createExportRepository>['insert']>[1],
   ): Promise<{ row: ExportRow; creatives: CreativeRow[] }> {
     const inTable = deps.queue.transactional;
-    if (!exportsRepo.insertsAtOnce(creatives.length) || (inTable && !inTable.insertStatement)) {
+    if (!exportsRepo.insertsAtOnce(creatives.length) || (inTable && !inTable.insertStatement && !inTable.valuesOf)) {
       return deps.db.transaction().execute((tx) => store(tx, exportRow, creatives));
     }
-    const jobs = inTable?.insertStatement?.(
-      'export.creative',
-      creatives.map((creative) => {
-        const job = renderJob(exportRow.id, exportRow.team_id, creative);
-        return { jobId: job.options.jobId, payload: job.payload };
-      }),
-      { group: teamGroup(exportRow.team_id) },
-    );
-    return exportsRepo.insertAtOnce(exportRow, creatives, jobs);
+    const jobs = creatives.map((creative) => {
+      const job = renderJob(exportRow.id, exportRow.team_id, creative);
+      return { jobId: job.options.jobId, payload: job.payload };
+    });
+    const group = { group: teamGroup(exportRow.team_id) };
+    const alongside =
+      inTable?.insertStatement?.('export.creative', jobs, group) ?? inTable?.valuesOf?.('export.creative', jobs, group);
+    return exportsRepo.insertAtOnce(exportRow, creatives, alongside);
   }
 
   async function enqueueRenders(exportId: string, teamId: number, creatives: Pick<CreativeRow, 'id'>[]): Promise<void> {

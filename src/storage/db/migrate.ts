@@ -20,6 +20,7 @@ import { batches } from './migrations/0019_batches.js';
 import { cacheInvalidation } from './migrations/0020_cache_invalidation.js';
 import { attemptRow } from './migrations/0021_attempt_row.js';
 import { jobsDue } from './migrations/0022_jobs_due.js';
+import { exportStatements } from './migrations/0023_export_statements.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -44,6 +45,7 @@ function provider(db: Db): MigrationProvider {
         '0020_cache_invalidation': cacheInvalidation(db.dialect),
         '0021_attempt_row': attemptRow(db.dialect),
         '0022_jobs_due': jobsDue(),
+        '0023_export_statements': exportStatements(db.dialect),
       };
     },
   };

@@ -3,10 +3,10 @@
 // outbox row moves from pending to dispatched once, whichever process gets there first.
 import { type Kysely, PostgresAdapter, type QueryCreator, sql } from 'kysely';
 import type { OrderBy, OrderDirection } from '../../../domain/page.js';
-import { insertRow, prepared } from '../prepared.js';
+import { EXPORT_SETTLED } from '../migrations/0023_export_statements.js';
+import { insertRow, prepared, preparedBy } from '../prepared.js';
 import type { Database } from '../schema.js';
-import { createEventRepository } from './events.repository.js';
-import { createExportRepository, type ExportStatus, UNSETTLED } from './exports.repository.js';
+import { type ExportStatus, UNSETTLED } from './exports.repository.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -125,6 +125,29 @@ const countAttemptSqlite = prepared<
     .returning('attempt_count'),
 );
 
+/** SQLite's finish of an export with its event and deliveries: the `export_finishes` trigger (migration 0023). */
+const FINISH_COLUMNS = {
+  id: 'id',
+  status: 'status',
+  errorLog: 'error_log',
+  zipKey: 'zip_key',
+  at: 'at',
+  eventId: 'event_id',
+  teamId: 'team_id',
+  action: 'action',
+  payload: 'payload',
+  deliveries: 'deliveries',
+} as const;
+const finishStatement = preparedBy<null, Record<keyof typeof FINISH_COLUMNS, unknown>, unknown>(
+  (_db, p) => {
+    const names = Object.keys(FINISH_COLUMNS) as (keyof typeof FINISH_COLUMNS)[];
+    return sql`insert into export_finishes (${sql.join(names.map((n) => sql.id(FINISH_COLUMNS[n])))}) values (${sql.join(
+      names.map((n) => p(n)),
+    )})`;
+  },
+  () => '',
+);
+
 const COLUMNS = [
   'id',
   'team_id',
@@ -214,19 +237,31 @@ export function createDeliveryRepository(db: Kysely<Database>) {
      * transaction. The export completes when its event occurs. Pass the database, not a transaction.
      */
     async finishExport(finish: ExportFinish, event: DispatchedEvent, rows: NewDelivery[]): Promise<boolean> {
-      if (!postgres) {
-        return db.transaction().execute(async (tx) => {
-          const done = await createExportRepository(tx).finish(finish.id, finish);
-          if (!done) return false;
-          await createEventRepository(tx).insert({ ...event, dispatched: true });
-          await createDeliveryRepository(tx).insert(rows);
-          return true;
-        });
-      }
       const at = event.occurredAt;
       // The deliveries go as one JSON array, read with the table's own column types: the statement keeps one shape
       // whatever their number.
       const deliveries = JSON.stringify(rows.map((r) => ({ ...columnsOf(r), at: r.at })));
+      if (!postgres) {
+        // The `export_finishes` trigger (migration 0023) writes all three, or aborts when the export is settled.
+        try {
+          await finishStatement(db, null, {
+            id: finish.id,
+            status: finish.status,
+            errorLog: finish.errorLog,
+            zipKey: finish.zipKey,
+            at,
+            eventId: event.id,
+            teamId: event.teamId,
+            action: event.action,
+            payload: event.payload,
+            deliveries,
+          });
+          return true;
+        } catch (error) {
+          if ((error as Error).message === EXPORT_SETTLED) return false;
+          throw error;
+        }
+      }
       const { rows: answer } = await sql<{ finished: number }>`
         with f as (
           update exports

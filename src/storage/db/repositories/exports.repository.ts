@@ -3,6 +3,7 @@
 import { type Expression, type Kysely, type OperationNodeSource, PostgresAdapter, type Selectable, sql } from 'kysely';
 import type { ErrorCode, ExportFailureCode } from '../../../errors.js';
 import { now } from '../database.js';
+import { EXPORT_ACCEPT_COLUMNS } from '../migrations/0023_export_statements.js';
 import { insertRow, prepared, preparedBy } from '../prepared.js';
 import type { Database, ExportCreativesTable, ExportsTable } from '../schema.js';
 
@@ -104,6 +105,17 @@ const probeStatement = prepared<
     ),
 );
 
+/** SQLite: an export, its files and its render jobs, written by the `export_accepts` trigger (migration 0023). */
+const acceptStatement = preparedBy<null, Record<string, unknown>, unknown>(
+  (_db, p) => {
+    const columns = [...EXPORT_ACCEPT_COLUMNS, 'creatives', 'jobs'];
+    return sql`insert into export_accepts (${sql.join(columns.map((c) => sql.id(c)))}) values (${sql.join(
+      columns.map((c) => p(c)),
+    )})`;
+  },
+  () => '',
+);
+
 /** An export finished, unless it was already (built once, issue 21). */
 const finishStatement = prepared<
   { id: string; status: string; errorLog: string | null; zipKey: string | null; at: string },
@@ -154,6 +166,21 @@ export type CreativeOutcome =
     }
   | { status: 'failed'; code: ErrorCode | ExportFailureCode; message: string; renderMs?: number; findings?: unknown[] };
 
+/**
+ * A render job as the `export_accepts` trigger takes it (migration 0023, SQLite): the job table's values that do not
+ * depend on the table; the trigger gives it its status, fair key and seq.
+ */
+export interface JobValues {
+  id: string;
+  kind: string;
+  payload: string;
+  max_attempts: number;
+  retry_delays: string;
+  run_at: string;
+  fair_group: string | null;
+  created_at: string;
+}
+
 /** SQLite binds at most 32,766 variables per statement; creatives have 15 columns. */
 const CREATIVES_PER_INSERT = 1_000;
 
@@ -182,25 +209,65 @@ export function createExportRepository(db: Kysely<Database>) {
     }));
   }
   return {
-    /** Whether insertAtOnce can write an export with this many creatives: PostgreSQL, within one statement's binds. */
+    /** Whether insertAtOnce can write an export with this many creatives (within one PostgreSQL statement's binds). */
     insertsAtOnce(creatives: number): boolean {
-      return postgres && creatives <= CREATIVES_PER_INSERT;
+      return creatives > 0 && creatives <= CREATIVES_PER_INSERT;
     },
 
     /**
-     * PostgreSQL: the rows of insert() and, with them, `alongside` (another data-modifying statement, such as the
-     * render jobs' insert) in ONE statement, atomic without a transaction (issue 21: accepting an export). Returns the
-     * rows as stored; the creatives come back as JSON, whose values are those of their columns (text, integers,
-     * reals, nulls).
+     * The rows of insert() and, with them, the export's render jobs in ONE statement, atomic without a transaction
+     * (issue 21: accepting an export). PostgreSQL: `alongside` is another data-modifying statement (the jobs' insert)
+     * for the WITH; the rows come back as stored, the creatives as JSON, whose values are those of their columns
+     * (text, integers, reals, nulls). SQLite: `alongside` is the jobs' values, and the `export_accepts` trigger
+     * (migration 0023) writes all three tables; the rows are answered as that trigger stores them
+     * (test/storage/db/export-statements.test.ts reads them back).
      */
     async insertAtOnce(
       exportRow: NewExport,
       creatives: NewCreative[],
-      alongside?: OperationNodeSource,
+      alongside?: OperationNodeSource | JobValues[],
     ): Promise<{ row: ExportRow; creatives: CreativeRow[] }> {
-      if (!postgres || creatives.length === 0 || creatives.length > CREATIVES_PER_INSERT) {
-        throw new RangeError(`insertAtOnce: ${creatives.length} creatives cannot be written in one statement here`);
+      if (creatives.length === 0 || creatives.length > CREATIVES_PER_INSERT) {
+        throw new RangeError(`insertAtOnce: ${creatives.length} creatives cannot be written in one statement`);
       }
+      if (!postgres) {
+        if (alongside !== undefined && !Array.isArray(alongside)) {
+          throw new TypeError('insertAtOnce: on SQLite the jobs come as values, not as a statement');
+        }
+        const values: Record<string, unknown> = {
+          ...Object.fromEntries(EXPORT_ACCEPT_COLUMNS.map((c) => [c, exportRow[c]])),
+          // Only the columns the trigger reads: a NewCreative is its insert columns exactly.
+          creatives: JSON.stringify(creatives),
+          jobs: JSON.stringify(alongside ?? []),
+        };
+        await acceptStatement(db, null, values);
+        return {
+          row: {
+            ...exportRow,
+            status: 'pending',
+            error_log: null,
+            zip_key: null,
+            updated_at: exportRow.created_at,
+            completed_at: null,
+          },
+          creatives: creatives.map((c) => ({
+            ...c,
+            status: 'pending',
+            blob_key: null,
+            bytes: null,
+            error_code: null,
+            error_message: null,
+            render_ms: null,
+            progress: 0,
+            warnings: null,
+            findings: null,
+            fallback_key: null,
+            created_at: exportRow.created_at,
+            updated_at: exportRow.created_at,
+          })),
+        };
+      }
+      if (Array.isArray(alongside)) throw new TypeError('insertAtOnce: on PostgreSQL the jobs come as a statement');
       const { creatives_json, ...row } = await db
         .with('e', (qc) =>
           qc

@@ -1,0 +1,225 @@
+// Accepting and finishing an export in one statement (issue 21): PostgreSQL's data-modifying WITH and SQLite's
+// INSTEAD OF triggers (migration 0023). The rows answered are the rows stored; SQLite's trigger gives render jobs the
+// fair keys and seq that enqueueing them one by one gives; a finish writes the export, its event and its deliveries
+// once, and a second finish (or one of an export that is gone) writes nothing and says so. Runs on SQLite, or on
+// PostgreSQL with DATABASE_URL.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import type { JobKind } from '../../../src/jobs/job-queue.js';
+import { createLocalJobQueue } from '../../../src/jobs/local-queue.js';
+import { createDeliveryRepository } from '../../../src/storage/db/repositories/deliveries.repository.js';
+import {
+  createExportRepository,
+  type NewCreative,
+  type NewExport,
+} from '../../../src/storage/db/repositories/exports.repository.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+
+// A kind no handler of the app takes: the jobs written here stay as written.
+const KIND = 'test.accept' as JobKind;
+let t: TestApp;
+
+before(async () => {
+  t = await startTestApp({ jobPollMs: 3_600_000 });
+});
+
+after(async () => {
+  await t?.close();
+});
+
+const db = () => t.runtime.db.kysely;
+const queueOverDb = () =>
+  createLocalJobQueue({ db: db(), dialect: t.runtime.db.dialect, log: { error() {}, warn() {} } });
+
+function newExport(files: number): { row: NewExport; creatives: NewCreative[] } {
+  const id = randomUUID();
+  return {
+    row: {
+      id,
+      team_id: t.owner.teamId,
+      project_id: 1,
+      design_id: 1,
+      design_hash: 'd1',
+      new_design_hash: null,
+      created_by: t.owner.userId,
+      type: 'jpg',
+      format: 'jpg',
+      settings: '{"quality":80}',
+      document: JSON.stringify({ sizes: [{ name: 'Ünïcode “quoted” \\ backslash', width: 300, height: 250 }] }),
+      file_stem: 'Banner',
+      is_set: files > 1 ? 1 : 0,
+      webhook_url: 'http://127.0.0.1:9/hook',
+      cache_key: null,
+      zip_name: 'Banner.zip',
+      created_at: new Date().toISOString(),
+    },
+    creatives: Array.from({ length: files }, (_, position) => ({
+      id: randomUUID(),
+      export_id: id,
+      position,
+      size_index: position,
+      size_hash: `s${position}`,
+      size_name: `Size ${position}`,
+      width: 300 + position,
+      height: 250,
+      slide_number: position === 0 ? null : position,
+      file_name: `Banner-${position}.jpg`,
+    })),
+  };
+}
+
+/** The render jobs of an export as the dialect's accept takes them. */
+function jobsOf(creatives: NewCreative[], group: string) {
+  const inTable = queueOverDb().transactional;
+  const jobs = creatives.map((c) => ({ jobId: c.id, payload: { exportId: c.export_id, creativeId: c.id } }));
+  return (
+    inTable?.insertStatement?.(KIND, jobs as never, { group }) ?? inTable?.valuesOf?.(KIND, jobs as never, { group })
+  );
+}
+
+test('an export accepted in one statement is answered as it is stored', async () => {
+  const repo = createExportRepository(db());
+  const { row, creatives } = newExport(3);
+  const before = t.runtime.db.statements();
+  const stored = await repo.insertAtOnce(row, creatives, jobsOf(creatives, `team:${t.owner.teamId}`));
+  assert.equal(t.runtime.db.statements() - before, 1, 'one statement');
+  assert.deepEqual(stored.row, await repo.findById(row.id));
+  assert.deepEqual(stored.creatives, await repo.creativesOf(row.id));
+  const jobs = await db().selectFrom('jobs').select(['id', 'status']).where('kind', '=', KIND).orderBy('seq').execute();
+  assert.deepEqual(
+    jobs,
+    creatives.map((c) => ({ id: c.id, status: 'queued' })),
+  );
+});
+
+test("SQLite's accept gives render jobs the fair keys and seq that enqueueing them one by one gives", async (s) => {
+  const queue = queueOverDb();
+  if (!queue.transactional?.valuesOf) {
+    s.skip('SQLite only: PostgreSQL inserts them with its own statement (test/jobs/local-queue.test.ts)');
+    return;
+  }
+  const shape = () =>
+    db()
+      .selectFrom('jobs')
+      .select(['id', 'kind', 'payload', 'status', 'attempts', 'max_attempts', 'retry_delays', 'fair_group', 'fair_key'])
+      .select((eb) =>
+        eb(
+          'seq',
+          '-',
+          eb.selectFrom('jobs').select((f) => f.fn.min('seq').as('m')),
+        ).as('seq'),
+      )
+      .where('kind', '=', KIND)
+      .orderBy('seq')
+      .execute();
+  // Another team's backlog ahead, and one job of this team queued already: the keys start after both.
+  const backlog = async () => {
+    await db().deleteFrom('jobs').where('kind', '=', KIND).execute();
+    for (const id of ['b1', 'b2', 'b3']) {
+      await queue.enqueue(KIND, { exportId: 'b', creativeId: id } as never, { jobId: id, group: 'team:other' });
+    }
+    await queue.enqueue(KIND, { exportId: 'a', creativeId: 'a1' } as never, { jobId: 'a1', group: 'team:this' });
+  };
+  const { row, creatives } = newExport(3);
+  await backlog();
+  for (const c of creatives) {
+    await queue.enqueue(KIND, { exportId: row.id, creativeId: c.id } as never, { jobId: c.id, group: 'team:this' });
+  }
+  const oneByOne = await shape();
+  await backlog();
+  await createExportRepository(db()).insertAtOnce(row, creatives, jobsOf(creatives, 'team:this'));
+  assert.deepEqual(await shape(), oneByOne);
+  assert.deepEqual(
+    oneByOne.map((j) => j.fair_key),
+    [1, 2, 3, 2, 3, 4, 5],
+  );
+});
+
+test('a finish writes the export, its event and its deliveries once; a second one writes nothing', async () => {
+  const exports = createExportRepository(db());
+  const deliveries = createDeliveryRepository(db());
+  const { row, creatives } = newExport(1);
+  await exports.insertAtOnce(row, creatives, jobsOf(creatives, `team:${t.owner.teamId}`));
+  const at = new Date().toISOString();
+  const eventId = randomUUID();
+  const event = {
+    id: eventId,
+    teamId: t.owner.teamId,
+    action: 'export/complete',
+    payload: JSON.stringify({ id: eventId, note: 'ünïcode "quoted"' }),
+    occurredAt: at,
+  };
+  const rows = [row.webhook_url, 'http://127.0.0.1:9/second'].map((url, i) => ({
+    id: randomUUID(),
+    teamId: t.owner.teamId,
+    webhookId: null,
+    eventId: null,
+    exportId: row.id,
+    action: 'export/complete',
+    url: url as string,
+    payload: JSON.stringify({ n: i, text: 'line\nbreak' }),
+    at,
+  }));
+  const finish = { id: row.id, status: 'complete' as const, errorLog: null, zipKey: 'exports/x.zip' };
+  const before = t.runtime.db.statements();
+  assert.equal(await deliveries.finishExport(finish, event, rows), true);
+  assert.equal(t.runtime.db.statements() - before, 1, 'one statement');
+  const finished = await exports.findById(row.id);
+  assert.deepEqual(
+    [finished?.status, finished?.zip_key, finished?.completed_at, finished?.updated_at],
+    ['complete', 'exports/x.zip', at, at],
+  );
+  const written = await db()
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'export_id', 'url', 'payload', 'status', 'attempt_count', 'next_attempt_at', 'created_at'])
+    .where('export_id', '=', row.id)
+    .orderBy('url')
+    .execute();
+  assert.deepEqual(
+    written,
+    rows
+      .map((r) => ({
+        id: r.id,
+        export_id: row.id,
+        url: r.url,
+        payload: r.payload,
+        status: 'pending',
+        attempt_count: 0,
+        next_attempt_at: at,
+        created_at: at,
+      }))
+      .sort((a, b) => a.url.localeCompare(b.url)),
+  );
+  const events = await db().selectFrom('events_outbox').selectAll().where('id', '=', eventId).execute();
+  assert.deepEqual(
+    events.map((e) => [e.team_id, e.action, e.payload, e.status, e.attempts, e.occurred_at]),
+    [[t.owner.teamId, 'export/complete', event.payload, 'dispatched', 1, at]],
+  );
+
+  // Finished already: nothing more is written, and the caller is told.
+  const again = rows.map((r) => ({ ...r, id: randomUUID() }));
+  assert.equal(
+    await deliveries.finishExport({ ...finish, status: 'failed' }, { ...event, id: randomUUID() }, again),
+    false,
+  );
+  assert.equal((await exports.findById(row.id))?.status, 'complete');
+  const count = async (table: 'webhook_deliveries' | 'events_outbox', column: 'export_id' | 'team_id', v: unknown) =>
+    Number(
+      (
+        await db()
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where(column, '=', v as never)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  assert.equal(await count('webhook_deliveries', 'export_id', row.id), 2);
+  const eventsBefore = await count('events_outbox', 'team_id', t.owner.teamId);
+  // An export that does not exist (deleted with its team) is not finished either.
+  assert.equal(
+    await deliveries.finishExport({ ...finish, id: randomUUID() }, { ...event, id: randomUUID() }, []),
+    false,
+  );
+  assert.equal(await count('events_outbox', 'team_id', t.owner.teamId), eventsBefore);
+});
