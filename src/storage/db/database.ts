@@ -90,12 +90,12 @@ export function openDatabase(options: DbOptions): Db {
   // from the page cache rather than read() calls (issue 21: `read` and `fstat` showed in the main thread's profile).
   file.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
   file.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
-  // The WAL is checkpointed on a thread of its own (checkpointer.ts); if that thread cannot run, SQLite's own
-  // checkpoints on commit come back.
   // A WAL that grew (a burst of writes) is cut back to this when it restarts.
   file.pragma(`journal_size_limit = ${SQLITE_WAL_LIMIT_BYTES}`);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }), log });
   let checkpointer: Checkpointer | undefined;
+  // The WAL is checkpointed on a thread of its own (checkpointer.ts); if that thread cannot run, SQLite's own
+  // checkpoints on commit come back.
   if (options.checkpointEveryMs !== 0) {
     file.pragma('wal_autocheckpoint = 0');
     checkpointer = startCheckpointer(dbPath, {
