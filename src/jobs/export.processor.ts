@@ -116,8 +116,14 @@ export function errorLogOf(creatives: CreativeRow[]): ErrorLog | null {
 export function createExportProcessor(options: ExportProcessorOptions) {
   const { db, queue, pool, blobs } = options;
   const repo = createExportRepository(db);
-  // The creatives of one export all render the same document: parse it once per export, not once per file.
-  const documents = new LRUCache<string, { doc: DesignDocument; key: string }>({ max: 64 });
+  // Parsed and hashed once per document text, not once per export or per file (issue 21: the exports of one revision
+  // render the same text; an export this process accepted even holds the design's own string, so a hit compares one
+  // pointer). Read-only: brand fonts rewrite a copy (font.service.ts), the render threads get a clone.
+  const documents = new LRUCache<string, { doc: DesignDocument; key: string }>({
+    max: 64,
+    maxSize: 64 * 1024 * 1024,
+    sizeCalculation: (_entry, text) => Math.max(1, text.length),
+  });
   let timer: NodeJS.Timeout | null = null;
   let progress: BroadcastChannel | null = null;
 
@@ -134,12 +140,12 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   }
 
   function parsed(row: ExportRow): { doc: DesignDocument; key: string } {
-    let entry = documents.get(row.id);
+    let entry = documents.get(row.document);
     if (!entry) {
       // The key names the content, so the exports of one revision share the copy each render thread keeps.
       const key = createHash('sha1').update(row.document).digest('base64url');
       entry = { doc: JSON.parse(row.document) as DesignDocument, key };
-      documents.set(row.id, entry);
+      documents.set(row.document, entry);
     }
     return entry;
   }
@@ -482,7 +488,6 @@ export function createExportProcessor(options: ExportProcessorOptions) {
           })
         : await options.deliveries.finishExport({ id: row.id, ...result }, event, target);
     if (deliveries === null) return;
-    documents.delete(row.id);
     options.accepted?.forget(row.id);
     options.onFinished?.(row.format, status);
     options.deliveries.send(deliveries);
