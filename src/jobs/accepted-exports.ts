@@ -7,10 +7,12 @@ import { LRUCache } from 'lru-cache';
 import type { ExportRow } from '../storage/db/repositories/exports.repository.js';
 
 export interface AcceptedExports {
-  /** After the commit that stored the export. */
-  remember(row: ExportRow): void;
+  /** After the commit that stored the export and its `files` files. */
+  remember(row: ExportRow, files: number): void;
   /** The row as accepted, if it is still kept. */
   peek(id: string): ExportRow | undefined;
+  /** How many files the export makes, if it is still kept (one: its render finishes it in the same statement). */
+  files(id: string): number | undefined;
   /** Once the export is finished. */
   forget(id: string): void;
 }
@@ -20,16 +22,17 @@ export interface AcceptedExports {
  * documents' characters at most, so that a backlog of large designs holds no more than that.
  */
 export function createAcceptedExports(max = 1024, maxBytes = 32 * 1024 * 1024): AcceptedExports {
-  const rows = new LRUCache<string, ExportRow>({
+  const rows = new LRUCache<string, { row: ExportRow; files: number }>({
     max,
     maxSize: maxBytes,
-    sizeCalculation: (row) => row.document.length + row.settings.length + 1024,
+    sizeCalculation: ({ row }) => row.document.length + row.settings.length + 1024,
   });
   return {
-    remember: (row) => {
-      rows.set(row.id, row);
+    remember: (row, files) => {
+      rows.set(row.id, { row, files });
     },
-    peek: (id) => rows.get(id),
+    peek: (id) => rows.get(id)?.row,
+    files: (id) => rows.get(id)?.files,
     forget: (id) => {
       rows.delete(id);
     },

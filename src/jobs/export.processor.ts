@@ -33,11 +33,14 @@ import { PROGRESS_CHANNEL, type ProgressMessage } from '../formats/progress.js';
 import { formatOf, type RenderJob } from '../formats/registry.js';
 import type { BrandFontPreparer } from '../render/text/brand-fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
+import type { ExportFinish } from '../storage/db/repositories/deliveries.repository.js';
 import {
+  type CreativeOutcome,
   type CreativeRow,
   createExportRepository,
   type ExportRow,
   type ExportStatus,
+  settledColumns,
 } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import type { AcceptedExports } from './accepted-exports.js';
@@ -66,7 +69,7 @@ export interface ExportProcessorOptions {
   /** Sets a thumbnail on a design that has none yet; false when it has one (a change drew it meanwhile). */
   setMissingThumbnail?: (designHash: string, key: string) => Promise<boolean>;
   /** Exports this process accepted: their rows are not read again for their renders. None: always read. */
-  accepted?: Pick<AcceptedExports, 'peek' | 'forget'>;
+  accepted?: Pick<AcceptedExports, 'peek' | 'files' | 'forget'>;
   /** Time budget of one still render (config.renderTimeouts.stillSeconds × 1000). */
   stillBudgetMs: number;
   /** Time budget of one GIF or MP4 render (config.renderTimeouts.videoSeconds × 1000). Default 10 minutes. */
@@ -183,6 +186,24 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       }
     } else if ((await repo.countUnsettled(exportId)) !== 0) return;
     await queue.enqueue('export.finish', { exportId }, { jobId: `finish:${exportId}` });
+  }
+
+  /**
+   * An export of one file that this process accepted is finished by the render that made its file, in the statement
+   * that settles the file (issue 21: one statement and one commit fewer per export on SQLite). True when that was done
+   * here, or found done by another run; false when the caller settles the file and finishes the export as usual (a
+   * set, an export this process did not accept, or a failure of this statement, which wrote nothing).
+   */
+  async function settleAndFinish(row: ExportRow, creative: CreativeRow, outcome: CreativeOutcome): Promise<boolean> {
+    if (row.is_set === 1 || options.accepted?.files(row.id) !== 1) return false;
+    const settled: CreativeRow = { ...creative, ...settledColumns(outcome), progress: 1 };
+    try {
+      await finishExport(row.id, row, [settled], { creativeId: creative.id, outcome });
+      return true;
+    } catch (error) {
+      options.log?.error({ err: error, exportId: row.id }, 'export: settling and finishing at once failed; one by one');
+      return false;
+    }
   }
 
   function budgetOf(type: string): number {
@@ -329,7 +350,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     } finally {
       if (output.file !== undefined) await fs.promises.rm(output.file, { force: true });
     }
-    const settled = await repo.settleCreative(creativeId, {
+    const outcome: CreativeOutcome = {
       status: 'complete',
       blobKey: key,
       bytes: size,
@@ -342,9 +363,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       ],
       findings: output.findings,
       fallbackKey,
-    });
+    };
     // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.
-    await finishWhenSettled(exportId, row, settled);
+    if (!(await settleAndFinish(row, creative, outcome))) {
+      await finishWhenSettled(exportId, row, await repo.settleCreative(creativeId, outcome));
+    }
     if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
   }
 
@@ -454,7 +477,12 @@ export function createExportProcessor(options: ExportProcessorOptions) {
    * `known`: the export's row as read before its files settled (its status is checked again when it is finished);
    * `files`: every file of the export, settled, when the caller knows them.
    */
-  async function finishExport(exportId: string, known?: ExportRow, files?: CreativeRow[]): Promise<void> {
+  async function finishExport(
+    exportId: string,
+    known?: ExportRow,
+    files?: CreativeRow[],
+    settle?: ExportFinish['settle'],
+  ): Promise<void> {
     const row = known ?? (await repo.findById(exportId));
     if (!row || (row.status !== 'pending' && row.status !== 'inProgress')) return;
     const creatives = files ?? (await repo.creativesOf(row.id));
@@ -486,7 +514,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
             dropped = await dropNewDesign(tx, row);
             return options.deliveries.recordWithDeliveries(tx, event, target);
           })
-        : await options.deliveries.finishExport({ id: row.id, ...result }, event, target);
+        : await options.deliveries.finishExport({ id: row.id, ...result, settle }, event, target);
     if (deliveries === null) return;
     options.accepted?.forget(row.id);
     options.onFinished?.(row.format, status);

@@ -361,7 +361,7 @@ export function createExportService(deps: ExportServiceDeps) {
     queue: QueueEstimate | undefined,
   ): Promise<ExportAnswer> {
     const { row, creatives } = stored;
-    deps.accepted?.remember(row);
+    deps.accepted?.remember(row, creatives.length);
     await enqueueRenders(row.id, teamId, creatives);
     const view = await presentExport(row, creatives, deps.links);
     deps.onAccepted?.(row.format, 'miss');

@@ -17,8 +17,9 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
  * The budget of one single-file export with a webhook, accepted → rendered → stored → finished → delivered, per shape
  * (docs/decisions.md, issue 21, stop 14; each one or two more than measured, as the outbox's once-a-second poll or a new read
  * of the render rate, kept a second by PLACARD_RENDER_RATE_TTL_MS, can fall inside the count):
- * - SQLite: 12 (the issue's aim); measured 9–10 since an export is accepted and finished in one statement each
- *   (migration 0023's triggers: 5 statements → 1 for each), 17–18 before since a render no longer writes its export's
+ * - SQLite: 11; measured 8–9 since the render of an export's one file settles it in the statement that finishes the
+ *   export, 9–10 since an export is accepted and finished in one statement each (migration 0023's triggers: 5
+ *   statements → 1 for each), 17–18 before since a render no longer writes its export's
  *   row and reads the row its own process accepted from memory (jobs/accepted-exports.ts), 18–20 before that (stop
  *   14: 27–28, and before that 36).
  * - PostgreSQL with the job table: 12; measured 10 since the render's export write went (above), 10–11 since an
@@ -28,7 +29,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
  *   before the one-statement accept and finish; the jobs are in Redis, so fewer statements.
  * `PLACARD_SQL_TRACE=1` prints every statement to stderr, to see where a count comes from.
  */
-const SQL_STATEMENTS_PER_EXPORT = !process.env.DATABASE_URL ? 12 : process.env.REDIS_URL ? 10 : 12;
+const SQL_STATEMENTS_PER_EXPORT = !process.env.DATABASE_URL ? 11 : process.env.REDIS_URL ? 10 : 12;
 
 let t: TestApp;
 let hooks: http.Server;

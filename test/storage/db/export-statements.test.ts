@@ -223,3 +223,54 @@ test('a finish writes the export, its event and its deliveries once; a second on
   );
   assert.equal(await count('events_outbox', 'team_id', t.owner.teamId), eventsBefore);
 });
+
+test("a finish that settles the export's one file writes both, or neither once the file is settled", async () => {
+  const exports = createExportRepository(db());
+  const deliveries = createDeliveryRepository(db());
+  const event = () => {
+    const id = randomUUID();
+    return {
+      id,
+      teamId: t.owner.teamId,
+      action: 'export/complete',
+      payload: JSON.stringify({ id }),
+      occurredAt: new Date().toISOString(),
+    };
+  };
+  const outcome = {
+    status: 'complete' as const,
+    blobKey: 'exports/e/c.jpg',
+    bytes: 1234,
+    renderMs: 7,
+    warnings: ['font: "quoted" advice'],
+    fallbackKey: null,
+    findings: [{ code: 'X', message: 'm' }],
+  };
+  const { row, creatives } = newExport(1);
+  await exports.insertAtOnce(row, creatives, jobsOf(creatives, `team:${t.owner.teamId}`));
+  const settle = { creativeId: creatives[0].id, outcome };
+  const finish = { id: row.id, status: 'complete' as const, errorLog: null, zipKey: null, settle };
+  const first = event();
+  const before = t.runtime.db.statements();
+  assert.equal(await deliveries.finishExport(finish, first, []), true);
+  if (!t.postgres) assert.equal(t.runtime.db.statements() - before, 1, 'one statement on SQLite');
+  const [file] = await exports.creativesOf(row.id);
+  assert.deepEqual(
+    [file.status, file.blob_key, file.bytes, file.render_ms, file.warnings, file.findings, file.progress],
+    ['complete', outcome.blobKey, 1234, 7, JSON.stringify(outcome.warnings), JSON.stringify(outcome.findings), 1],
+  );
+  assert.equal((await exports.findById(row.id))?.status, 'complete');
+
+  // A file settled already (another run of its job): the export is left to that run, and nothing is written.
+  const other = newExport(1);
+  await exports.insertAtOnce(other.row, other.creatives, jobsOf(other.creatives, `team:${t.owner.teamId}`));
+  await exports.settleCreative(other.creatives[0].id, { status: 'failed', code: 'RENDER_TIMEOUT', message: 'slow' });
+  const second = event();
+  const again = { ...finish, id: other.row.id, settle: { creativeId: other.creatives[0].id, outcome } };
+  assert.equal(await deliveries.finishExport(again, second, []), false);
+  const [otherFile] = await exports.creativesOf(other.row.id);
+  assert.deepEqual([otherFile.status, otherFile.blob_key], ['failed', null]);
+  assert.equal((await exports.findById(other.row.id))?.status, 'pending');
+  const events = await db().selectFrom('events_outbox').select('id').where('id', '=', second.id).execute();
+  assert.deepEqual(events, []);
+});

@@ -12,9 +12,11 @@
 //   kind's head and its group's last job. SQLite evaluates an INSERT … SELECT that reads its own table in full before
 //   it writes, so every row sees the table as it was (test/storage/db/export-statements.test.ts compares both).
 // - `export_finishes`: an export's final status, its event (stored dispatched) and its deliveries (a JSON array), when
-//   the export is still unsettled. When it is not (finished by another run, or deleted), the trigger aborts the
-//   statement with the message EXPORT_SETTLED, and nothing is written: an INSERT into a view reports no row count, and
-//   this is the one case the caller needs told apart.
+//   the export is still unsettled; and, for an export of one file, that file's outcome (`creative_id`, `creative`: a
+//   JSON object of its settled columns), when the file is still unsettled too, so that the render that made the file
+//   also finishes its export in the same statement. When either is settled already (by another run) or gone (deleted
+//   with its team), the trigger aborts the statement with the message EXPORT_SETTLED and nothing is written: an
+//   INSERT into a view reports no row count, and this is the one case the caller needs told apart.
 import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../database.js';
 
@@ -53,6 +55,19 @@ const CREATIVE_COLUMNS = [
   'height',
   'slide_number',
   'file_name',
+] as const;
+
+/** The columns a file's outcome sets (exports.repository.ts settledColumns); the ones an outcome lacks are null. */
+const SETTLED_COLUMNS = [
+  'status',
+  'blob_key',
+  'bytes',
+  'render_ms',
+  'warnings',
+  'fallback_key',
+  'findings',
+  'error_code',
+  'error_message',
 ] as const;
 
 export function exportStatements(dialect: Dialect) {
@@ -96,15 +111,20 @@ export function exportStatements(dialect: Dialect) {
         .execute(db);
       await sql`
         create view export_finishes (id, status, error_log, zip_key, at, event_id, team_id, action, payload,
-          deliveries) as
-        select null, null, null, null, null, null, null, null, null, null where 0`.execute(db);
+          deliveries, creative_id, creative) as
+        select null, null, null, null, null, null, null, null, null, null, null, null where 0`.execute(db);
       const delivery = (field: string) => `d.value ->> '${field}'`;
       await sql
         .raw(
           `create trigger export_finishes_insert instead of insert on export_finishes
            begin
              select raise(abort, '${EXPORT_SETTLED}')
-             where not exists (select 1 from exports where id = new.id and status in ('pending', 'inProgress'));
+             where not exists (select 1 from exports where id = new.id and status in ('pending', 'inProgress'))
+               or (new.creative_id is not null and not exists (select 1 from export_creatives
+                 where id = new.creative_id and status in ('pending', 'inProgress')));
+             update export_creatives set ${SETTLED_COLUMNS.map((c) => `${c} = new.creative ->> '${c}'`).join(', ')},
+               progress = 1, updated_at = new.at
+             where id = new.creative_id;
              update exports set status = new.status, error_log = new.error_log, zip_key = new.zip_key,
                updated_at = new.at, completed_at = new.at
              where id = new.id;

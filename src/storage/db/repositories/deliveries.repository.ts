@@ -6,7 +6,13 @@ import type { OrderBy, OrderDirection } from '../../../domain/page.js';
 import { EXPORT_SETTLED } from '../migrations/0023_export_statements.js';
 import { insertRow, prepared, preparedBy } from '../prepared.js';
 import type { Database } from '../schema.js';
-import { type ExportStatus, UNSETTLED } from './exports.repository.js';
+import {
+  type CreativeOutcome,
+  createExportRepository,
+  type ExportStatus,
+  settledColumns,
+  UNSETTLED,
+} from './exports.repository.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -53,6 +59,11 @@ export interface ExportFinish {
   status: ExportStatus;
   errorLog: string | null;
   zipKey: string | null;
+  /**
+   * The export's one file, settled with the finish (issue 21: the render that made it finishes its export without a
+   * statement of its own on SQLite): written only while the file is unsettled, and the export is finished only then.
+   */
+  settle?: { creativeId: string; outcome: CreativeOutcome };
 }
 
 /** An outbox event stored dispatched: its deliveries are written with it. */
@@ -137,6 +148,8 @@ const FINISH_COLUMNS = {
   action: 'action',
   payload: 'payload',
   deliveries: 'deliveries',
+  creativeId: 'creative_id',
+  creative: 'creative',
 } as const;
 const finishStatement = preparedBy<null, Record<keyof typeof FINISH_COLUMNS, unknown>, unknown>(
   (_db, p) => {
@@ -242,7 +255,8 @@ export function createDeliveryRepository(db: Kysely<Database>) {
       // whatever their number.
       const deliveries = JSON.stringify(rows.map((r) => ({ ...columnsOf(r), at: r.at })));
       if (!postgres) {
-        // The `export_finishes` trigger (migration 0023) writes all three, or aborts when the export is settled.
+        // The `export_finishes` trigger (migration 0023) writes them all, or aborts when the export (or the file it
+        // settles) is settled already.
         try {
           await finishStatement(db, null, {
             id: finish.id,
@@ -255,12 +269,23 @@ export function createDeliveryRepository(db: Kysely<Database>) {
             action: event.action,
             payload: event.payload,
             deliveries,
+            creativeId: finish.settle?.creativeId ?? null,
+            creative: finish.settle ? JSON.stringify(settledColumns(finish.settle.outcome)) : null,
           });
           return true;
         } catch (error) {
           if ((error as Error).message === EXPORT_SETTLED) return false;
           throw error;
         }
+      }
+      // PostgreSQL settles the file first, as a render does when it does not finish its export (a crash in between
+      // leaves the export to the job's next attempt, which finds the file settled).
+      if (finish.settle) {
+        const settled = await createExportRepository(db).settleCreative(
+          finish.settle.creativeId,
+          finish.settle.outcome,
+        );
+        if (!settled) return false;
       }
       const { rows: answer } = await sql<{ finished: number }>`
         with f as (

@@ -181,6 +181,27 @@ export interface JobValues {
   created_at: string;
 }
 
+/** The columns a file's outcome sets (besides `progress` 1 and `updated_at`), as settleCreative writes them. */
+export function settledColumns(outcome: CreativeOutcome): Partial<CreativeRow> & { status: 'complete' | 'failed' } {
+  return outcome.status === 'complete'
+    ? {
+        status: 'complete',
+        blob_key: outcome.blobKey,
+        bytes: outcome.bytes,
+        render_ms: outcome.renderMs,
+        warnings: outcome.warnings?.length ? JSON.stringify(outcome.warnings) : null,
+        fallback_key: outcome.fallbackKey ?? null,
+        findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
+      }
+    : {
+        status: 'failed',
+        error_code: outcome.code,
+        error_message: outcome.message,
+        render_ms: outcome.renderMs ?? null,
+        findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
+      };
+}
+
 /** SQLite binds at most 32,766 variables per statement; creatives have 15 columns. */
 const CREATIVES_PER_INSERT = 1_000;
 
@@ -376,24 +397,7 @@ export function createExportRepository(db: Kysely<Database>) {
       id: string,
       outcome: CreativeOutcome,
     ): Promise<{ creative: CreativeRow; files: number } | undefined> {
-      const values =
-        outcome.status === 'complete'
-          ? {
-              status: 'complete',
-              blob_key: outcome.blobKey,
-              bytes: outcome.bytes,
-              render_ms: outcome.renderMs,
-              warnings: outcome.warnings?.length ? JSON.stringify(outcome.warnings) : null,
-              fallback_key: outcome.fallbackKey ?? null,
-              findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
-            }
-          : {
-              status: 'failed',
-              error_code: outcome.code,
-              error_message: outcome.message,
-              render_ms: outcome.renderMs ?? null,
-              findings: outcome.findings?.length ? JSON.stringify(outcome.findings) : null,
-            };
+      const values = settledColumns(outcome);
       const [settled] = (
         await settleStatement(db, outcome.status, { ...values, progress: 1, updated_at: now(), id } as Record<
           string,
