@@ -77,9 +77,10 @@ test('under writes that never pause, the WAL still restarts from its start: it s
     await db.close();
   }
   // RESTART_PAGES (16 MiB) and what is written while the thread and then the main connection checkpoint: about
-  // 64 MiB (the size a restart cuts the WAL back to) on an idle machine, more when the thread gets little CPU (a busy
-  // test run); without the restart the WAL held all 256 MiB and their index pages (388 MiB).
-  assert.ok(largest < 160 * 1024 * 1024, `the WAL reached ${(largest / 1048576).toFixed(0)} MiB`);
+  // 64 MiB (the size a restart cuts the WAL back to) on an idle machine, more when the thread gets little CPU (161 MiB
+  // seen in a busy CI run). A WAL that never restarts holds every frame written, more than the 256 MiB of data (388
+  // MiB with their index pages), so staying under 224 MiB means it restarted, however slow the thread was.
+  assert.ok(largest < 224 * 1024 * 1024, `the WAL reached ${(largest / 1048576).toFixed(0)} MiB`);
 });
 
 test('with no checkpoint thread (0), SQLite checkpoints in its commits as by default', async (t) => {
