@@ -178,7 +178,8 @@ export function Designs({ user }: { user: SessionUser }) {
               New folder name
               <input value={folderName} maxLength={200} onChange={(e) => setFolderName(e.target.value)} />
             </label>
-            <button type="submit" disabled={createFolder.isPending}>
+            {/* A folder belongs to a project: not before the projects have loaded. */}
+            <button type="submit" disabled={createFolder.isPending || projectId === null}>
               Create folder
             </button>
           </form>
