@@ -65,7 +65,7 @@ function runFile(file) {
       if (timedOut) {
         console.log(`✖ ${file} did not finish within ${fileTimeoutMs / 1000} s and was stopped (a hang, not a pass)`);
       }
-      resolve({ file, ok: !timedOut && !cancelled && code === 0, timedOut, code: code ?? signal });
+      resolve({ file, ok: !timedOut && !cancelled && code === 0, timedOut, code: code ?? signal, output });
     });
   });
 }
@@ -83,6 +83,13 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 
+/** The spec reporter's closing list of failing tests, with their errors; the output's last lines when it has none. */
+function failures(output) {
+  const at = output.search(/^✖ failing tests:/m);
+  const lines = (at === -1 ? output : output.slice(at)).trimEnd().split('\n');
+  return lines.slice(at === -1 ? -80 : 0, at === -1 ? undefined : 200).join('\n');
+}
+
 const queue = [...files];
 const results = [];
 async function worker() {
@@ -95,5 +102,7 @@ async function worker() {
 await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
 const failed = results.filter((r) => !r.ok);
 console.log(`\n${results.length - failed.length} of ${results.length} test files passed`);
+// The failures again, last: CI logs are often read from their end, and the file's own output may be far above.
+for (const r of failed) console.log(`\n## ${r.file}: what failed\n${failures(r.output)}`);
 for (const r of failed) console.log(`✖ ${r.file}${r.timedOut ? ' (timed out)' : ` (exit ${r.code})`}`);
 process.exit(failed.length ? 1 : 0);
