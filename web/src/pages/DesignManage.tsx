@@ -188,7 +188,8 @@ export function NewProject({ onCreated }: { onCreated: (id: number) => void }) {
           ))}
         </select>
       </label>
-      <button type="submit" disabled={create.isPending}>
+      {/* Until the brand kits are known a submit would say there is none (a quick user, or a test, met that). */}
+      <button type="submit" disabled={create.isPending || kits.isPending}>
         Create project
       </button>
       {error && <p role="alert">{error}</p>}
