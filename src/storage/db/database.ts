@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, type LogEvent, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
+import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
+import { groupCommitDialect } from './group-commit.js';
 import { listenForInvalidations } from './invalidation.js';
 import type { Database } from './schema.js';
 
@@ -92,7 +93,16 @@ export function openDatabase(options: DbOptions): Db {
   file.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
   // A WAL that grew (a burst of writes) is cut back to this when it restarts.
   file.pragma(`journal_size_limit = ${SQLITE_WAL_LIMIT_BYTES}`);
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(file) }), log });
+  const dialect = groupCommitDialect({
+    file,
+    prepare: statementCache(file),
+    // A group's begin and commit are statements too: counted and traced like those Kysely sends.
+    onGroupStatement: (text, writes) => {
+      statements += 1;
+      if (trace) process.stderr.write(`SQL ${text} (a group of ${writes} writes)\n`);
+    },
+  });
+  const kysely = new Kysely<Database>({ dialect, log });
   let checkpointer: Checkpointer | undefined;
   // The WAL is checkpointed on a thread of its own (checkpointer.ts); if that thread cannot run, SQLite's own
   // checkpoints on commit come back.
@@ -142,22 +152,19 @@ export function now(): string {
 /**
  * Kysely prepares every query anew, and preparing costs as much as running a small query; this keeps the last few
  * hundred statements prepared. Reusing one statement is safe because every use runs to completion synchronously
- * (`all`/`run`); we never stream with `iterate`, which would hold a statement open.
+ * (`all`/`run`); nothing streams with `iterate`, which would hold a statement open.
  */
-function withStatementCache(file: SQLite.Database, size = 500): SqliteDatabase {
+function statementCache(file: SQLite.Database, size = 500): (text: string) => SQLite.Statement {
   const cache = new Map<string, SQLite.Statement>();
-  return {
-    close: () => file.close(),
-    prepare(text: string) {
-      let statement = cache.get(text);
-      if (statement) {
-        cache.delete(text);
-      } else {
-        statement = file.prepare(text);
-        if (cache.size >= size) cache.delete(cache.keys().next().value as string);
-      }
-      cache.set(text, statement);
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
-    },
+  return (text) => {
+    let statement = cache.get(text);
+    if (statement) {
+      cache.delete(text);
+    } else {
+      statement = file.prepare(text);
+      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+    }
+    cache.set(text, statement);
+    return statement;
   };
 }

@@ -1,0 +1,161 @@
+// SQLite's group commit (src/storage/db/group-commit.ts): the writes of one turn of the event loop commit together,
+// each caller is answered after the commit, and a failing write costs only its own caller. Checked on a real database
+// file, read back over a second connection that sees only what was committed.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, beforeEach, test } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { groupCommitDialect } from '../../../src/storage/db/group-commit.js';
+
+interface Tables {
+  notes: { id: number; body: string };
+}
+
+let dir: string;
+let file: SQLite.Database;
+let reader: SQLite.Database;
+let db: Kysely<Tables>;
+const groups: Array<{ text: string; writes: number }> = [];
+const sent: string[] = [];
+
+before(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-group-commit-'));
+  file = new SQLite(path.join(dir, 'db.sqlite'));
+  file.pragma('journal_mode = WAL');
+  db = new Kysely<Tables>({
+    dialect: groupCommitDialect({
+      file,
+      prepare: (text) => file.prepare(text),
+      onGroupStatement: (text, writes) => groups.push({ text, writes }),
+    }),
+    log: (event) => {
+      if (event.level === 'query') sent.push(event.query.sql);
+    },
+  });
+  await sql`create table notes (id integer primary key, body text not null unique)`.execute(db);
+  // A write of 'boom' ends the whole transaction, as a full disk or an I/O error would.
+  await sql`create trigger boom before insert on notes when new.body = 'boom' begin select raise(rollback, 'boom'); end`.execute(
+    db,
+  );
+  reader = new SQLite(path.join(dir, 'db.sqlite'), { readonly: true });
+});
+
+after(async () => {
+  await db?.destroy();
+  reader?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  await db.deleteFrom('notes').execute();
+  groups.length = 0;
+  sent.length = 0;
+});
+
+const committed = () =>
+  (reader.prepare('select id, body from notes order by id').all() as Array<{ id: number; body: string }>).map(
+    (row) => `${row.id}:${row.body}`,
+  );
+
+test('writes of one turn commit in one group; each caller is answered after the commit, with its own result', async () => {
+  const seen: string[][] = [];
+  const answers = await Promise.all(
+    [1, 2, 3].map(async (id) => {
+      const result = await db.insertInto('notes').values({ id, body: `n${id}` }).returning(['id', 'body']).execute();
+      seen.push(committed());
+      return result;
+    }),
+  );
+  assert.deepEqual(answers, [[{ id: 1, body: 'n1' }], [{ id: 2, body: 'n2' }], [{ id: 3, body: 'n3' }]]);
+  // Every caller was answered once all three were on disk.
+  for (const rows of seen) assert.deepEqual(rows, ['1:n1', '2:n2', '3:n3']);
+  assert.deepEqual(groups, [
+    { text: 'begin', writes: 3 },
+    { text: 'commit', writes: 3 },
+  ]);
+  // Updates answer how many rows they changed.
+  const [changed, unchanged] = await Promise.all([
+    db.updateTable('notes').set({ body: 'one' }).where('id', '=', 1).executeTakeFirst(),
+    db.updateTable('notes').set({ body: 'none' }).where('id', '=', 99).executeTakeFirst(),
+  ]);
+  assert.equal(changed.numUpdatedRows, 1n);
+  assert.equal(unchanged.numUpdatedRows, 0n);
+});
+
+test('a write alone runs as it did, in a transaction of its own', async () => {
+  await db.insertInto('notes').values({ id: 1, body: 'alone' }).execute();
+  assert.deepEqual(committed(), ['1:alone']);
+  assert.deepEqual(groups, []);
+  assert.deepEqual(sent, ['insert into "notes" ("id", "body") values (?, ?)']);
+});
+
+test("a write's own error reaches its caller only; the rest of the group commits", async () => {
+  await db.insertInto('notes').values({ id: 1, body: 'taken' }).execute();
+  const results = await Promise.allSettled([
+    db.insertInto('notes').values({ id: 2, body: 'a' }).execute(),
+    db.insertInto('notes').values({ id: 3, body: 'taken' }).execute(),
+    db.insertInto('notes').values({ id: 4, body: 'b' }).execute(),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE constraint failed: notes\.body/);
+  assert.deepEqual(committed(), ['1:taken', '2:a', '4:b']);
+});
+
+test('an error that ends the transaction fails its own write; the writes before and after it still commit', async () => {
+  const results = await Promise.allSettled([
+    db.insertInto('notes').values({ id: 1, body: 'before' }).execute(),
+    db.insertInto('notes').values({ id: 2, body: 'boom' }).execute(),
+    db.insertInto('notes').values({ id: 3, body: 'after' }).execute(),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  assert.match(String((results[1] as PromiseRejectedResult).reason), /boom/);
+  assert.deepEqual(committed(), ['1:before', '3:after']);
+  assert.equal(file.inTransaction, false);
+});
+
+test('reads do not wait; a transaction runs its writes at once and the held writes commit after it', async () => {
+  const held = db.insertInto('notes').values({ id: 1, body: 'held' }).execute();
+  // A read in the same turn runs at once (inside the group not yet flushed, so it may see the held write).
+  const count = await db
+    .selectFrom('notes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  assert.ok(Number(count.n) <= 1);
+  await db.transaction().execute(async (trx) => {
+    await trx.insertInto('notes').values({ id: 2, body: 'in a transaction' }).execute();
+    const rows = await trx.selectFrom('notes').select('body').where('id', '=', 2).execute();
+    assert.deepEqual(rows, [{ body: 'in a transaction' }]);
+  });
+  await held;
+  assert.deepEqual(committed(), ['1:held', '2:in a transaction']);
+  // A failed transaction is rolled back, and the connection serves the next caller.
+  await assert.rejects(
+    db.transaction().execute(async (trx) => {
+      await trx.insertInto('notes').values({ id: 3, body: 'undone' }).execute();
+      throw new Error('changed my mind');
+    }),
+    /changed my mind/,
+  );
+  await db.insertInto('notes').values({ id: 4, body: 'next' }).execute();
+  assert.deepEqual(committed(), ['1:held', '2:in a transaction', '4:next']);
+});
+
+test('many callers at once: every write commits once, in the order issued, in a few groups', async () => {
+  await Promise.all(
+    Array.from({ length: 200 }, (_, i) => db.insertInto('notes').values({ id: i + 1, body: `n${i + 1}` }).execute()),
+  );
+  const rows = committed();
+  assert.equal(rows.length, 200);
+  assert.deepEqual(rows, Array.from({ length: 200 }, (_, i) => `${i + 1}:n${i + 1}`));
+  const commits = groups.filter((g) => g.text === 'commit');
+  assert.ok(commits.length >= 1 && commits.length < 20, `${commits.length} commits for 200 writes`);
+});
