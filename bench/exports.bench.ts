@@ -343,8 +343,8 @@ export async function benchExports() {
         '  the render threads are not in it.',
         '- bench client CPU: this process (the HTTP client on kept-alive node:http sockets, the webhook receiver),',
         '  which shares the two cores with the service, over the run ÷ exports.',
-        '- SQL statements: `placard_sql_statements_total` (every statement Kysely sends, begin/commit included) over the',
-        '  run ÷ exports: counted, not estimated.',
+        '- SQL statements: `placard_sql_statements_total` (every statement Kysely sends, begin/commit included, and',
+        "  the begin/commit of SQLite's group commits) over the run ÷ exports: counted, not estimated.",
         "- of pool rate: API exports/s ÷ the render pool's own renders/s of the same file.",
       ].join('\n'),
     );

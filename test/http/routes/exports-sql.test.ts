@@ -17,7 +17,8 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
  * The budget of one single-file export with a webhook, accepted → rendered → stored → finished → delivered, per shape
  * (docs/decisions.md, issue 21, stop 14; each one or two more than measured, as the outbox's once-a-second poll or a new read
  * of the render rate, kept a second by PLACARD_RENDER_RATE_TTL_MS, can fall inside the count):
- * - SQLite: 11; measured 8–9 since the render of an export's one file settles it in the statement that finishes the
+ * - SQLite: 11; measured 8–9 (one export at a time, so SQLite's group commit, storage/db/group-commit.ts, adds no
+ *   begin/commit of its own here; under load it adds about 2 per export, docs/decisions.md, stop 18) since the render of an export's one file settles it in the statement that finishes the
  *   export, 9–10 since an export is accepted and finished in one statement each (migration 0023's triggers: 5
  *   statements → 1 for each), 17–18 before since a render no longer writes its export's
  *   row and reads the row its own process accepted from memory (jobs/accepted-exports.ts), 18–20 before that (stop
