@@ -10,6 +10,8 @@
 // better-sqlite3 is synchronous, so the queue, the mutex and the answers after the commit are this driver's. Reads run
 // at once (they may see writes of the turn not committed yet, which only ever commit or fail together with the
 // disk); so does anything inside an explicit transaction, and statements that manage the connection (pragma, begin…).
+// Kysely's `db.connection()` (its migrator's way on SQLite) keeps the connection to itself only until its first held
+// write; the service uses it for nothing else, and nothing runs beside the migrations at start.
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
