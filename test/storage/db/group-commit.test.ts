@@ -64,7 +64,11 @@ test('writes of one turn commit in one group; each caller is answered after the 
   const seen: string[][] = [];
   const answers = await Promise.all(
     [1, 2, 3].map(async (id) => {
-      const result = await db.insertInto('notes').values({ id, body: `n${id}` }).returning(['id', 'body']).execute();
+      const result = await db
+        .insertInto('notes')
+        .values({ id, body: `n${id}` })
+        .returning(['id', 'body'])
+        .execute();
       seen.push(committed());
       return result;
     }),
@@ -151,11 +155,19 @@ test('reads do not wait; a transaction runs its writes at once and the held writ
 
 test('many callers at once: every write commits once, in the order issued, in a few groups', async () => {
   await Promise.all(
-    Array.from({ length: 200 }, (_, i) => db.insertInto('notes').values({ id: i + 1, body: `n${i + 1}` }).execute()),
+    Array.from({ length: 200 }, (_, i) =>
+      db
+        .insertInto('notes')
+        .values({ id: i + 1, body: `n${i + 1}` })
+        .execute(),
+    ),
   );
   const rows = committed();
   assert.equal(rows.length, 200);
-  assert.deepEqual(rows, Array.from({ length: 200 }, (_, i) => `${i + 1}:n${i + 1}`));
+  assert.deepEqual(
+    rows,
+    Array.from({ length: 200 }, (_, i) => `${i + 1}:n${i + 1}`),
+  );
   const commits = groups.filter((g) => g.text === 'commit');
   assert.ok(commits.length >= 1 && commits.length < 20, `${commits.length} commits for 200 writes`);
 });
