@@ -5,6 +5,10 @@
 // Each file runs in a process of its own with a time limit (PLACARD_TEST_FILE_TIMEOUT seconds, default 600): a file
 // whose cleanup never ran (a server left listening) used to keep `npm test` waiting forever. Node 20's
 // --test-timeout bounds tests, not a file's process that stays alive after them, so the limit is kept here.
+// On PostgreSQL (the scaled-out run of CI) only the files that can see the deployment shape run again (readsShape);
+// `--all` runs every file.
+// Files start longest first (test/durations.json, seconds per file as last recorded; `--record-durations` writes it
+// from this run): with two at a time, a slow file started last used to run alone for minutes at the end of a run.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,8 +27,72 @@ function walk(dir) {
   });
 }
 
+const DURATIONS = 'test/durations.json';
 const chosen = args.filter((a) => !a.startsWith('--'));
-const files = (chosen.length ? chosen : walk('test')).sort();
+const known = fs.existsSync(DURATIONS) ? JSON.parse(fs.readFileSync(DURATIONS, 'utf8')) : {};
+// A file never timed goes first: it may be slow, and it is new.
+const expected = (file) => known[file] ?? Number.POSITIVE_INFINITY;
+
+/** Modules through which a test reaches the database, Redis, the object store or a whole service. */
+const SHAPE = new Set([
+  'src/storage/db/database.ts',
+  'src/storage/db/invalidation.ts',
+  'src/storage/redis.ts',
+  'src/jobs/bullmq-queue.ts',
+  'src/runtime.ts',
+  'src/main.ts',
+  'test/helpers/app.ts',
+  'test/helpers/postgres.ts',
+  'test/helpers/s3-server.ts',
+]);
+/**
+ * A test that reads the shape's variables itself, or starts Node (a CLI, a service, a fixture), whose child inherits
+ * them.
+ */
+const SEES_SHAPE = /DATABASE_URL|REDIS_URL|process\.execPath|['"]tsx['"]|bin\/placard/;
+const importsOf = new Map();
+/**
+ * The files a module imports, by their specifiers (`.js` names the `.ts` source). Read by hand rather than with madge
+ * (a dev dependency): its TypeScript parse of the tree takes about 10 s, and a specifier is all this needs. A
+ * specifier in a comment only makes a file count as reading the shape, which runs it: the safe side.
+ */
+function importsOfFile(file) {
+  let found = importsOf.get(file);
+  if (found) return found;
+  found = [];
+  importsOf.set(file, found);
+  const text = fs.readFileSync(file, 'utf8');
+  for (const [, spec] of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    const base = path.join(path.dirname(file), spec);
+    const candidates = [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), base, `${base}.ts`];
+    const hit = candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile());
+    if (hit) found.push(hit);
+  }
+  return found;
+}
+/** Whether a test file can behave differently on PostgreSQL, Redis and S3 than on SQLite and the local disk. */
+function readsShape(file) {
+  const seen = new Set();
+  const pending = [file];
+  while (pending.length) {
+    const next = pending.pop();
+    if (seen.has(next)) continue;
+    seen.add(next);
+    if (SHAPE.has(next)) return true;
+    if (next.startsWith('test/') && SEES_SHAPE.test(fs.readFileSync(next, 'utf8'))) return true;
+    pending.push(...importsOfFile(next));
+  }
+  return false;
+}
+
+const everyFile = chosen.length ? chosen : walk('test');
+// Chosen files always run; a whole run on PostgreSQL leaves out what it would only repeat.
+const sameEverywhere =
+  !chosen.length && env.DATABASE_URL && !args.includes('--all') ? everyFile.filter((f) => !readsShape(f)) : [];
+const files = everyFile
+  .filter((f) => !sameEverywhere.includes(f))
+  .sort()
+  .sort((a, b) => expected(b) - expected(a));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
@@ -32,6 +100,17 @@ if (files.length === 0) {
 const concurrency = Math.max(2, os.availableParallelism());
 const shape = env.REDIS_URL ? ' scaled out (Redis, BullMQ, files on s3rver)' : '';
 console.log(`running ${files.length} test files on ${env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}${shape}`);
+if (sameEverywhere.length) {
+  console.log(
+    `left out, as they never touch the database, Redis or the object store (--all runs them): ${sameEverywhere.length} files (${sameEverywhere.join(', ')})`,
+  );
+}
+
+// `--list`: the files this run would start, in their order, and nothing run.
+if (args.includes('--list')) {
+  console.log(files.join('\n'));
+  process.exit(0);
+}
 
 /** pid → the file and its output so far: printed if the runner is interrupted, so a hang shows where it stopped. */
 const running = new Map();
@@ -45,6 +124,7 @@ function runFile(file) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks = [];
+    const startedAt = performance.now();
     running.set(child.pid, { file, chunks });
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
@@ -65,7 +145,8 @@ function runFile(file) {
       if (timedOut) {
         console.log(`✖ ${file} did not finish within ${fileTimeoutMs / 1000} s and was stopped (a hang, not a pass)`);
       }
-      resolve({ file, ok: !timedOut && !cancelled && code === 0, timedOut, code: code ?? signal, output });
+      const seconds = Math.round((performance.now() - startedAt) / 100) / 10;
+      resolve({ file, ok: !timedOut && !cancelled && code === 0, timedOut, code: code ?? signal, output, seconds });
     });
   });
 }
@@ -101,6 +182,14 @@ async function worker() {
 }
 await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
 const failed = results.filter((r) => !r.ok);
+const slowest = [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 10);
+console.log(`\nslowest files: ${slowest.map((r) => `${r.file} ${r.seconds} s`).join(', ')}`);
+if (args.includes('--record-durations')) {
+  // A whole run replaces the record (files since removed drop out); a narrowed one updates its files.
+  const all = { ...(chosen.length ? known : {}), ...Object.fromEntries(results.map((r) => [r.file, r.seconds])) };
+  const sorted = Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
+  fs.writeFileSync(DURATIONS, `${JSON.stringify(sorted, null, 2)}\n`);
+}
 console.log(`\n${results.length - failed.length} of ${results.length} test files passed`);
 // The failures again, last: CI logs are often read from their end, and the file's own output may be far above.
 for (const r of failed) console.log(`\n## ${r.file}: what failed\n${failures(r.output)}`);

@@ -1,7 +1,9 @@
 // The test runner (scripts/run-tests.mjs) never hangs: a file that leaves a server listening is stopped at its time
-// limit and counted as a failure; a browser test without Chromium fails at once naming the install command.
+// limit and counted as a failure; a browser test without Chromium fails at once naming the install command. It starts
+// the slowest files first, and on PostgreSQL runs again only the files that can see the storage.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { test } from 'node:test';
 
 function run(files: string[], env: Record<string, string>) {
@@ -37,4 +39,33 @@ test('a browser test without Chromium fails at once with the install command, le
     /Chromium is missing at \/nonexistent\/chromium: install it with `sudo apt-get install -y chromium`/,
   );
   assert.doesNotMatch(output, /did not finish within/);
+});
+
+test('a whole run starts the slowest files first, and on PostgreSQL leaves out the files that never touch storage', () => {
+  const durations = JSON.parse(fs.readFileSync('test/durations.json', 'utf8')) as Record<string, number>;
+  const sqlite = run(['--list'], { DATABASE_URL: '', REDIS_URL: '' });
+  assert.equal(sqlite.status, 0, sqlite.output);
+  const order = sqlite.output.split('\n').filter((line) => line.endsWith('.test.ts'));
+  assert.ok(order.length > 100, sqlite.output);
+  const timed = order.filter((file) => file in durations).map((file) => durations[file]);
+  assert.deepEqual(
+    timed,
+    [...timed].sort((a, b) => b - a),
+    'files start longest first',
+  );
+
+  const pg = run(['--list'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REDIS_URL: '' });
+  assert.equal(pg.status, 0, pg.output);
+  const leftOut = /left out[^:]*: (\d+) files \(([^)]*)\)/.exec(pg.output);
+  assert.ok(leftOut, pg.output);
+  const skipped = leftOut[2].split(', ');
+  // A renderer unit test sees no storage; a route test (the harness), a queue test and a CLI that starts the service
+  // all do.
+  assert.ok(skipped.includes('test/render/fit.test.ts'));
+  for (const file of ['test/http/routes/exports.test.ts', 'test/jobs/local-queue.test.ts', 'test/cli/main.test.ts']) {
+    assert.ok(!skipped.includes(file), `${file} must run on PostgreSQL`);
+    assert.ok(pg.output.includes(`\n${file}\n`), `${file} is listed to run`);
+  }
+  const listed = pg.output.split('\n').filter((line) => line.endsWith('.test.ts'));
+  assert.equal(listed.length + skipped.length, order.length);
 });
