@@ -167,8 +167,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 /** The spec reporter's closing list of failing tests, with their errors; the output's last lines when it has none. */
 function failures(output) {
   const at = output.search(/^✖ failing tests:/m);
-  const lines = (at === -1 ? output : output.slice(at)).trimEnd().split('\n');
-  return lines.slice(at === -1 ? -80 : 0, at === -1 ? undefined : 200).join('\n');
+  if (at === -1) return output.trimEnd().split('\n').slice(-80).join('\n');
+  return output.slice(at).trimEnd().split('\n').slice(0, 200).join('\n');
 }
 
 const queue = [...files];
