@@ -52,11 +52,6 @@ const KNOWN: Record<string, string> = {
   'domain/timeline.ts -> elements/common.ts': 'element schemas compose the design document',
   // A share link pasted as an image source is rewritten when the change is accepted, by the media intake's rules.
   'domain/changes.ts -> render/media/share-links.ts': 'share-link rewriting lives with the media intake',
-  // The render stages read element types (and the pipeline asks the element registry to draw); they move to
-  // formats/ with the formats split, the remaining type imports stay until element types move below render/.
-  'render/text/font-registry.ts -> elements/text-style.ts': 'element types used by the renderer',
-  'render/text/fonts.ts -> elements/element-kind.ts': 'element types used by the renderer',
-  'render/text/text-paint.ts -> elements/element-kind.ts': 'element types used by the renderer',
 };
 
 function layerOf(file: string, root = SRC): string {

@@ -4,6 +4,7 @@
 import type { TObject } from 'typebox';
 import type { Placement } from '../render/fit.js';
 import type { HtmlContext } from '../render/html-types.js';
+import type { FontLookup, FontRef } from '../render/text/font-ref.js';
 import type { TextBox, TextLayout } from '../render/text/text-layout.js';
 import type { DrawContext, ResolvedAssets } from '../render/types.js';
 import type { BaseElement } from './common.js';
@@ -38,17 +39,7 @@ export type ParsedChange =
   | { attribute: 'SVGCOLORS'; value: string[] }
   | { attribute: 'LINEHEIGHT' | 'LETTERSPACING'; value: number };
 
-/** Looks font families up (the catalogue, or the catalogue plus a team's brand-kit fonts). */
-export interface FontLookup {
-  /** The family's own spelling and its variants, matching `name` case-insensitively; undefined when unknown. */
-  family(name: string): { fontFamily: string; variants: readonly string[] } | undefined;
-}
-
-/** The font an element draws its text with. */
-export interface FontRef {
-  fontFamily: string;
-  fontVariant: string;
-}
+export type { FontLookup, FontRef };
 
 /** A block of text an element draws, laid out by the same code and with the same inputs as its `draw`. */
 export interface MeasuredText {

@@ -1,6 +1,7 @@
 // The text style fields shared by the two types that draw text (text and button), and the changes that touch them.
 // The defaults differ by type (a button centres its label), so the fields come from a factory.
 import { Type } from 'typebox';
+import { DEFAULT_FONT } from '../render/text/font-ref.js';
 import { Colour } from './common.js';
 import type { FontRef, ParsedChange } from './element-kind.js';
 
@@ -10,7 +11,7 @@ export const MAX_TEXT_LENGTH = 10_000;
 /** "400", "700italic": a weight from 100 to 900 in steps of 100, optionally italic. */
 export const FONT_VARIANT = /^[1-9]00(?:italic)?$/;
 
-export const DEFAULT_FONT: FontRef = { fontFamily: 'Inter', fontVariant: '400' };
+export { DEFAULT_FONT };
 
 export interface TextStyleDefaults {
   align: 'left' | 'center' | 'right' | 'justify' | 'start' | 'end';

@@ -5,8 +5,8 @@
 // the Noto fallback files whose unicode ranges hold a character the family lacks; Skia falls back per glyph along the
 // comma-separated list. Only what a text needs is registered: CJK files cost ~50 ms each and the colour emoji ~275 ms.
 import { GlobalFonts } from '@napi-rs/canvas';
-import { DEFAULT_FONT } from '../../elements/text-style.js';
 import { covers, type Ranges, woffCoverage } from './font-coverage.js';
+import { DEFAULT_FONT } from './font-ref.js';
 import { fallbackFamilies, fontFamily, fontFile, fontFiles, threadFileCoverage } from './fonts.js';
 
 /** The pieces of a CSS font shorthand, without the size: `${style} ${weight} ${size}px ${families}`. */

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { FontLookup } from '../../elements/element-kind.js';
+import type { FontLookup } from './font-ref.js';
 
 /** Popular families, offered to designers (at least 20, SPEC §5). */
 const FAMILY_PACKAGES = [

@@ -1,7 +1,7 @@
 // Text on a canvas: a TextMeasurer backed by Skia and the font registry, a per-thread cache of layouts (an animated
 // export draws the same text in hundreds of frames; autoFit's search runs once), and the painter of a TextLayout.
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
-import type { FontRef } from '../../elements/element-kind.js';
+import type { FontRef } from './font-ref.js';
 import { cssFont, fontStack, withBundledGlyphs } from './font-registry.js';
 import { graphemesOf } from './line-break.js';
 import { applyTextTransform, layoutText, type TextBox, type TextLayout, type TextMeasurer } from './text-layout.js';
