@@ -7,6 +7,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Actor } from '../domain/actor.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
@@ -123,6 +124,22 @@ function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
 
 export function createExportService(deps: ExportServiceDeps) {
   const exportsRepo = createExportRepository(deps.db);
+  // The design's document, parsed once per stored text (issue 21: every accept parsed its design's JSON again; a
+  // thousand variants of one template parsed it a thousand times). Frozen, as the exports of a revision share it:
+  // nothing on the way to the rows may change it, and changes are applied to a copy (applyChanges clones).
+  const documents = new LRUCache<string, DesignDocument>({
+    max: 64,
+    maxSize: 64 * 1024 * 1024,
+    sizeCalculation: (_doc, text) => Math.max(1, text.length),
+  });
+  function storedDocument(design: { document: string }): DesignDocument {
+    let doc = documents.get(design.document);
+    if (!doc) {
+      doc = deepFreeze(documentOf(design));
+      documents.set(design.document, doc);
+    }
+    return doc;
+  }
 
   function planOf(type: string, settings: ExportSettings | undefined, doc: DesignDocument): Plan {
     // The request schema admits only registered types: formatOf cannot miss here.
@@ -372,7 +389,7 @@ export function createExportService(deps: ExportServiceDeps) {
     /** POST /v1/export: an existing design as it is; creates no design. */
     async export(actor: Actor, body: ExportBody): Promise<ExportAnswer> {
       const design = await deps.designs.requireDesign(actor, body.creativeHash, 'export:create', 'creativeHash');
-      const doc = documentOf(design);
+      const doc = storedDocument(design);
       const plan = planOf(body.type, body.exportSettings, doc);
       checkWebhookUrl(body.webhookUrl);
       const cacheKey = cacheKeyOf(actor.teamId, 'export', design.revision, {
@@ -410,7 +427,7 @@ export function createExportService(deps: ExportServiceDeps) {
     /** POST /v1/export-with-changes: the template with the changes becomes a new design, which is exported. */
     async exportWithChanges(actor: Actor, body: ExportWithChangesBody): Promise<ExportAnswer> {
       const template = await deps.designs.requireDesign(actor, body.templateHash, 'content:write', 'templateHash');
-      const source = documentOf(template);
+      const source = storedDocument(template);
       const plan = planOf(body.type, body.exportSettings, source);
       const changed = applyChanges(
         source,
@@ -521,3 +538,12 @@ export function createExportService(deps: ExportServiceDeps) {
 }
 
 export type ExportService = ReturnType<typeof createExportService>;
+
+/** Freezes a parsed JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
