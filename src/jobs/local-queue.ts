@@ -507,13 +507,9 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
   }
 
   /**
-   * The row of a job, its due time. `nth`: its place among jobs of one group inserted by one statement, whose
-   * subqueries all read the table as it was before the statement: keys and seq go up by one per job, as they do when
-   * the jobs are inserted one by one.
-   */
-  /**
-   * A job's values, without its place in line (fair_key, seq: SQL, see ordered): the statements prepared once per kind
-   * of row compute that themselves, and building it for every job cost the event loop for nothing (issue 21).
+   * The row of a job, its due time; without its place in line (fair_key, seq: SQL, see `ordered`), which the statements
+   * prepared once per kind of row compute themselves: building it for every job cost the event loop for nothing
+   * (issue 21).
    */
   function jobRow<K extends JobKind>(kind: K, payload: JobPayloads[K], enqueueOptions: EnqueueOptions) {
     const maxAttempts = enqueueOptions.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -546,7 +542,11 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     };
   }
 
-  /** A row with its place in line: the `nth` of the rows one statement inserts. */
+  /**
+   * A row with its place in line. `nth`: its place among jobs of one group inserted by one statement, whose subqueries
+   * all read the table as it was before the statement: keys and seq go up by one per job, as they do when the jobs are
+   * inserted one by one.
+   */
   function ordered(row: ReturnType<typeof jobRow>['row'], nth: number) {
     const group = row.fair_group;
     return {
