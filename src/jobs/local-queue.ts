@@ -612,8 +612,8 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
               jobs: { jobId: string; payload: JobPayloads[K] }[],
               enqueueOptions: Omit<EnqueueOptions, 'jobId'> = {},
             ) {
-              const rows = jobs.map(
-                (job, i) => ordered(jobRow(kind, job.payload, { ...enqueueOptions, jobId: job.jobId }).row, i + 1),
+              const rows = jobs.map((job, i) =>
+                ordered(jobRow(kind, job.payload, { ...enqueueOptions, jobId: job.jobId }).row, i + 1),
               );
               return db
                 .insertInto('jobs')
