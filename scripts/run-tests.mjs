@@ -51,6 +51,16 @@ const SHAPE = new Set([
  */
 const SEES_SHAPE = /DATABASE_URL|REDIS_URL|process\.execPath|['"]tsx['"]|bin\/placard/;
 const importsOf = new Map();
+const texts = new Map();
+/** A module's text, read once however many closures pass through it. */
+function textOf(file) {
+  let text = texts.get(file);
+  if (text === undefined) {
+    text = fs.readFileSync(file, 'utf8');
+    texts.set(file, text);
+  }
+  return text;
+}
 /**
  * The files a module imports, by their specifiers (`.js` names the `.ts` source). Read by hand rather than with madge
  * (a dev dependency): its TypeScript parse of the tree takes about 10 s, and a specifier is all this needs. A
@@ -61,8 +71,7 @@ function importsOfFile(file) {
   if (found) return found;
   found = [];
   importsOf.set(file, found);
-  const text = fs.readFileSync(file, 'utf8');
-  for (const [, spec] of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+  for (const [, spec] of textOf(file).matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
     const base = path.join(path.dirname(file), spec);
     const candidates = [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), base, `${base}.ts`];
     const hit = candidates.find((c) => fs.existsSync(c) && fs.statSync(c).isFile());
@@ -79,7 +88,7 @@ function readsShape(file) {
     if (seen.has(next)) continue;
     seen.add(next);
     if (SHAPE.has(next)) return true;
-    if (next.startsWith('test/') && SEES_SHAPE.test(fs.readFileSync(next, 'utf8'))) return true;
+    if (next.startsWith('test/') && SEES_SHAPE.test(textOf(next))) return true;
     pending.push(...importsOfFile(next));
   }
   return false;
@@ -87,10 +96,11 @@ function readsShape(file) {
 
 const everyFile = chosen.length ? chosen : walk('test');
 // Chosen files always run; a whole run on PostgreSQL leaves out what it would only repeat.
-const sameEverywhere =
-  !chosen.length && env.DATABASE_URL && !args.includes('--all') ? everyFile.filter((f) => !readsShape(f)) : [];
+const sameEverywhere = new Set(
+  !chosen.length && env.DATABASE_URL && !args.includes('--all') ? everyFile.filter((f) => !readsShape(f)) : [],
+);
 const files = everyFile
-  .filter((f) => !sameEverywhere.includes(f))
+  .filter((f) => !sameEverywhere.has(f))
   .sort()
   .sort((a, b) => expected(b) - expected(a));
 if (files.length === 0) {
@@ -100,9 +110,9 @@ if (files.length === 0) {
 const concurrency = Math.max(2, os.availableParallelism());
 const shape = env.REDIS_URL ? ' scaled out (Redis, BullMQ, files on s3rver)' : '';
 console.log(`running ${files.length} test files on ${env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}${shape}`);
-if (sameEverywhere.length) {
+if (sameEverywhere.size) {
   console.log(
-    `left out, as they never touch the database, Redis or the object store (--all runs them): ${sameEverywhere.length} files (${sameEverywhere.join(', ')})`,
+    `left out, as they never touch the database, Redis or the object store (--all runs them): ${sameEverywhere.size} files (${[...sameEverywhere].join(', ')})`,
   );
 }
 

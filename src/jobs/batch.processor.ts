@@ -44,14 +44,14 @@ import { batchResultsCsv, batchZip } from './batch-files.js';
 import { presentBatch, presentBatchRow } from './batch-view.js';
 import type { ExportLinks } from './export-view.js';
 import { teamGroup } from './fair.js';
-import type { Job, JobQueue } from './job-queue.js';
+import { type Job, type JobQueue, renderJobsPerThread } from './job-queue.js';
 
 export interface BatchProcessorOptions {
   db: Kysely<Database>;
   dialect: Dialect;
   queue: Pick<JobQueue, 'enqueue' | 'process'>;
   pool: Pick<RenderPool, 'renderFiles' | 'threads'>;
-  blobs: Pick<BlobStore, 'put' | 'get' | 'signedUrl'>;
+  blobs: Pick<BlobStore, 'put' | 'get' | 'signedUrl' | 'localRoot'>;
   links: ExportLinks;
   deliveries: Pick<WebhookDeliveries, 'insertExportDelivery' | 'enqueue' | 'kick'>;
   brandFonts?: BrandFontPreparer;
@@ -497,9 +497,8 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     },
 
     register(): void {
-      // Twice the threads, as exports: while one row renders, another stores its files or reads its row.
       queue.process('batch.row', renderChunk, {
-        concurrency: Math.max(1, pool.threads * 2),
+        concurrency: Math.max(1, pool.threads * renderJobsPerThread(blobs)),
         onExhausted: rowsExhausted,
       });
       queue.process('batch.finish', finish, {

@@ -13,9 +13,9 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import yazl from 'yazl';
 import type { DesignDocument } from '../domain/design.schema.js';
+import { createParsedDocuments } from '../domain/parsed-documents.js';
 import { AppError } from '../errors.js';
 import type { WebhookDeliveries } from '../events/deliveries.js';
 import { type NewEvent, recordEvent } from '../events/outbox.js';
@@ -46,7 +46,7 @@ import type { Database } from '../storage/db/schema.js';
 import type { AcceptedExports } from './accepted-exports.js';
 import { type ErrorLog, type ExportLinks, presentExport } from './export-view.js';
 import { teamGroup } from './fair.js';
-import type { Job, JobQueue } from './job-queue.js';
+import { type Job, type JobQueue, renderJobsPerThread } from './job-queue.js';
 
 export interface ExportProcessorLog {
   error(details: object, message: string): void;
@@ -119,14 +119,13 @@ export function errorLogOf(creatives: CreativeRow[]): ErrorLog | null {
 export function createExportProcessor(options: ExportProcessorOptions) {
   const { db, queue, pool, blobs } = options;
   const repo = createExportRepository(db);
-  // Parsed and hashed once per document text, not once per export or per file (issue 21: the exports of one revision
-  // render the same text; an export this process accepted even holds the design's own string, so a hit compares one
-  // pointer). Read-only: brand fonts rewrite a copy (font.service.ts), the render threads get a clone.
-  const documents = new LRUCache<string, { doc: DesignDocument; key: string }>({
-    max: 64,
-    maxSize: 64 * 1024 * 1024,
-    sizeCalculation: (_entry, text) => Math.max(1, text.length),
-  });
+  // Parsed and hashed once per document text, not once per export or per file (createParsedDocuments). Read-only:
+  // brand fonts rewrite a copy (font.service.ts), the render threads get a clone. The key names the content, so the
+  // exports of one revision share the copy each render thread keeps.
+  const documents = createParsedDocuments((text) => ({
+    doc: JSON.parse(text) as DesignDocument,
+    key: createHash('sha1').update(text).digest('base64url'),
+  }));
   let timer: NodeJS.Timeout | null = null;
   let progress: BroadcastChannel | null = null;
 
@@ -143,14 +142,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   }
 
   function parsed(row: ExportRow): { doc: DesignDocument; key: string } {
-    let entry = documents.get(row.document);
-    if (!entry) {
-      // The key names the content, so the exports of one revision share the copy each render thread keeps.
-      const key = createHash('sha1').update(row.document).digest('base64url');
-      entry = { doc: JSON.parse(row.document) as DesignDocument, key };
-      documents.set(row.document, entry);
-    }
-    return entry;
+    return documents.get(row.document);
   }
 
   function documentOf(row: ExportRow): DesignDocument {
@@ -572,9 +564,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   return {
     /** Registers the job handlers; call before the queue starts. */
     register(): void {
-      // Twice the threads: while one file renders, another is fetched, stored or read back.
       queue.process('export.creative', renderCreative, {
-        concurrency: Math.max(1, pool.threads * 2),
+        concurrency: Math.max(1, pool.threads * renderJobsPerThread(blobs)),
         onExhausted: creativeExhausted,
       });
       queue.process('export.finish', finish, { concurrency: 2, onExhausted: finishExhausted });

@@ -7,12 +7,12 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { Actor } from '../domain/actor.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { planFiles, safeFileStem } from '../domain/export-plan.js';
+import { createParsedDocuments } from '../domain/parsed-documents.js';
 import type { FontLookup } from '../elements/element-kind.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
@@ -124,21 +124,11 @@ function checkSettingsAgainst(doc: DesignDocument, plan: Plan): void {
 
 export function createExportService(deps: ExportServiceDeps) {
   const exportsRepo = createExportRepository(deps.db);
-  // The design's document, parsed once per stored text (issue 21: every accept parsed its design's JSON again; a
-  // thousand variants of one template parsed it a thousand times). Frozen, as the exports of a revision share it:
-  // nothing on the way to the rows may change it, and changes are applied to a copy (applyChanges clones).
-  const documents = new LRUCache<string, DesignDocument>({
-    max: 64,
-    maxSize: 64 * 1024 * 1024,
-    sizeCalculation: (_doc, text) => Math.max(1, text.length),
-  });
+  // The design's document, parsed once per stored text and frozen: changes are applied to a copy (applyChanges
+  // clones).
+  const documents = createParsedDocuments((text) => documentOf({ document: text }));
   function storedDocument(design: { document: string }): DesignDocument {
-    let doc = documents.get(design.document);
-    if (!doc) {
-      doc = deepFreeze(documentOf(design));
-      documents.set(design.document, doc);
-    }
-    return doc;
+    return documents.get(design.document);
   }
 
   function planOf(type: string, settings: ExportSettings | undefined, doc: DesignDocument): Plan {
@@ -538,12 +528,3 @@ export function createExportService(deps: ExportServiceDeps) {
 }
 
 export type ExportService = ReturnType<typeof createExportService>;
-
-/** Freezes a parsed JSON value and everything in it. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
