@@ -5,8 +5,8 @@
 // Each file runs in a process of its own with a time limit (PLACARD_TEST_FILE_TIMEOUT seconds, default 600): a file
 // whose cleanup never ran (a server left listening) used to keep `npm test` waiting forever. Node 20's
 // --test-timeout bounds tests, not a file's process that stays alive after them, so the limit is kept here.
-// On PostgreSQL (the scaled-out run of CI) only the files that can see the deployment shape run again (readsShape);
-// `--all` runs every file.
+// On PostgreSQL (the scaled-out run of CI) only the files that can see the deployment shape run again (readsShape),
+// and not the browser tests (inBrowser); `--all` runs every file.
 // Files start longest first (test/durations.json, seconds per file as last recorded; `--record-durations` writes it
 // from this run): with two at a time, a slow file started last used to run alone for minutes at the end of a run.
 import { spawn } from 'node:child_process';
@@ -94,10 +94,19 @@ function readsShape(file) {
   return false;
 }
 
+/**
+ * The studio's tests in a real browser (test/browser) test what the page does with the answers of the /v1 routes; the
+ * routes themselves run on PostgreSQL, Redis and S3 in their own tests. Their services started on the scaled-out
+ * shape would repeat the SQLite run's browser work (about a quarter of the suite's time) without a route of their own.
+ */
+const inBrowser = (file) => file.startsWith('test/browser/');
+
 const everyFile = chosen.length ? chosen : walk('test');
 // Chosen files always run; a whole run on PostgreSQL leaves out what it would only repeat.
 const sameEverywhere = new Set(
-  !chosen.length && env.DATABASE_URL && !args.includes('--all') ? everyFile.filter((f) => !readsShape(f)) : [],
+  !chosen.length && env.DATABASE_URL && !args.includes('--all')
+    ? everyFile.filter((f) => inBrowser(f) || !readsShape(f))
+    : [],
 );
 const files = everyFile
   .filter((f) => !sameEverywhere.has(f))
@@ -112,7 +121,7 @@ const shape = env.REDIS_URL ? ' scaled out (Redis, BullMQ, files on s3rver)' : '
 console.log(`running ${files.length} test files on ${env.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}${shape}`);
 if (sameEverywhere.size) {
   console.log(
-    `left out, as they never touch the database, Redis or the object store (--all runs them): ${sameEverywhere.size} files (${[...sameEverywhere].join(', ')})`,
+    `left out, as they never touch the database, Redis or the object store, or drive the studio in a browser (--all runs them): ${sameEverywhere.size} files (${[...sameEverywhere].join(', ')})`,
   );
 }
 

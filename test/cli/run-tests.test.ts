@@ -60,8 +60,11 @@ test('a whole run starts the slowest files first, and on PostgreSQL leaves out t
   assert.ok(leftOut, pg.output);
   const skipped = leftOut[2].split(', ');
   // A renderer unit test sees no storage; a route test (the harness), a queue test and a CLI that starts the service
-  // all do.
+  // all do. A browser test starts the harness too, but drives only the studio's page: it runs on SQLite alone.
   assert.ok(skipped.includes('test/render/fit.test.ts'));
+  assert.ok(skipped.includes('test/browser/editor.test.ts'));
+  const all = run(['--list', '--all'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', REDIS_URL: '' });
+  assert.ok(all.output.includes('\ntest/browser/editor.test.ts\n'), '--all runs the browser tests on PostgreSQL too');
   for (const file of ['test/http/routes/exports.test.ts', 'test/jobs/local-queue.test.ts', 'test/cli/main.test.ts']) {
     assert.ok(!skipped.includes(file), `${file} must run on PostgreSQL`);
     assert.ok(pg.output.includes(`\n${file}\n`), `${file} is listed to run`);
