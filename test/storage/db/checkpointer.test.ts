@@ -1,7 +1,7 @@
 // SQLite's WAL is checkpointed by a thread of its own (issue 21), not in the commits of the event loop: what is
 // committed reaches the database file within a few ticks of that thread while the main connection never checkpoints,
 // under writes that never pause the WAL still restarts (the main connection checkpoints once when the thread finds it
-// long), and with PLACARD_SQLITE_CHECKPOINT_MS=0 SQLite does it itself as before.
+// long; counted by the WAL header's checkpoint sequence), and with PLACARD_SQLITE_CHECKPOINT_MS=0 SQLite does it itself as before.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,29 +58,53 @@ test('commits reach the database file through the checkpoint thread; the main co
   assert.ok(!fs.existsSync(`${file}-wal`) || fs.statSync(`${file}-wal`).size === 0, 'no WAL left after close');
 });
 
-test('under writes that never pause, the WAL still restarts from its start: it stays near its limit', async (t) => {
+/**
+ * The WAL header's checkpoint sequence number (bytes 12–15): SQLite adds one each time a writer restarts the WAL from
+ * its start, so it counts restarts however fast or slow the checkpoints came.
+ */
+function walSequence(file: string): number {
+  const header = Buffer.alloc(32);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, header, 0, 32, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return header.readUInt32BE(12);
+}
+
+test('under writes that never pause, the WAL still restarts from its start', async (t) => {
   const dataDir = tempDir(t);
   const file = path.join(dataDir, 'placard.sqlite');
   const db = openDatabase({ databaseUrl: null, dataDir, checkpointEveryMs: 10 });
   let largest = 0;
+  let restarts = 0;
   try {
     await sql`create table filler (body blob)`.execute(db.kysely);
+    let sequence = walSequence(`${file}-wal`);
     // 256 MiB in 16 KiB commits, one after another, as a busy service writes: the event loop turns every 16
     // commits (as it does between requests), and the thread checkpoints all the while.
     const commits = (256 * 1024) / 16;
     for (let i = 0; i < commits; i++) {
       await sql`insert into filler values (zeroblob(16384))`.execute(db.kysely);
-      if (i % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i % 16 === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const now = walSequence(`${file}-wal`);
+        if (now !== sequence) restarts += 1;
+        sequence = now;
+      }
       if (i % 256 === 0) largest = Math.max(largest, fs.statSync(`${file}-wal`).size);
     }
   } finally {
     await db.close();
   }
-  // RESTART_PAGES (16 MiB) and what is written while the thread and then the main connection checkpoint: about
-  // 64 MiB (the size a restart cuts the WAL back to) on an idle machine, more when the thread gets little CPU (161 MiB
-  // seen in a busy CI run). A WAL that never restarts holds every frame written, more than the 256 MiB of data (388
-  // MiB with their index pages), so staying under 224 MiB means it restarted, however slow the thread was.
-  assert.ok(largest < 224 * 1024 * 1024, `the WAL reached ${(largest / 1048576).toFixed(0)} MiB`);
+  // A WAL that never restarts holds every frame written: more than the 256 MiB of data (388 MiB with their index
+  // pages). How long it grows between restarts depends on how much CPU the thread gets: about 64 MiB on an idle
+  // machine, up to 247 MiB seen in a busy CI run with a test file beside it. That it restarts is what is asserted;
+  // how large it got is in the message.
+  const size = `${(largest / 1048576).toFixed(0)} MiB`;
+  assert.ok(restarts >= 1, `the WAL never restarted (it reached ${size})`);
+  assert.ok(largest < 388 * 1024 * 1024, `the WAL reached ${size}, as large as one that never restarts`);
 });
 
 test('with no checkpoint thread (0), SQLite checkpoints in its commits as by default', async (t) => {
