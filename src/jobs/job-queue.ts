@@ -98,8 +98,8 @@ export interface JobQueue {
   enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], options?: EnqueueOptions): Promise<void>;
   /**
    * Present when jobs live in the database (the job table): a job enqueued inside the caller's transaction exists
-   * exactly when the rows it works on do (issue 21: an export is accepted in one transaction). Call `wake` after the
-   * commit. Absent (BullMQ): enqueue after the commit; a recovery sweep covers a crash in between.
+   * exactly when the rows it works on do (issue 21: an export is accepted in one transaction). Call `wake` with the
+   * kind after the commit. Absent (BullMQ): enqueue after the commit; a recovery sweep covers a crash in between.
    */
   readonly transactional?: {
     enqueue<K extends JobKind>(
@@ -128,7 +128,12 @@ export interface JobQueue {
       jobs: { jobId: string; payload: JobPayloads[K] }[],
       options?: Omit<EnqueueOptions, 'jobId'>,
     ): JobValues[];
-    wake(): void;
+    /**
+     * After the commit: jobs of `kind` may be waiting. Only that kind is looked for, and only if it has a free slot
+     * (issue 21: waking every kind made each accept under load claim the other kinds, whose slots were free and whose
+     * jobs there were none: one claim and its commit per export for nothing).
+     */
+    wake(kind: JobKind): void;
   };
   /** Registers the handler of a kind; call before start(). */
   process<K extends JobKind>(kind: K, handler: JobHandler<K>, options: ProcessOptions<K>): void;

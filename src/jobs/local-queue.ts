@@ -643,9 +643,8 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
             },
           }),
       // After the commit: a claim before it would not see the row (PostgreSQL) or would wait for it (SQLite).
-      wake() {
-        markAll();
-        pump();
+      wake(kind) {
+        wakeFor(kind, clock());
       },
     },
 

@@ -352,7 +352,7 @@ export function createExportService(deps: ExportServiceDeps) {
   async function enqueueRenders(exportId: string, teamId: number, creatives: Pick<CreativeRow, 'id'>[]): Promise<void> {
     const inTable = deps.queue.transactional;
     if (inTable) {
-      inTable.wake();
+      inTable.wake('export.creative');
       return;
     }
     for (const creative of creatives) {

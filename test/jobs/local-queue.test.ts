@@ -400,6 +400,48 @@ describe('local job queue', () => {
     assert.ok(ran, 'the second job did not start once the first had finished (it waited for the poll)');
   });
 
+  test('a wake after a commit looks for its own kind only, and not while every slot of it is busy', async () => {
+    // The export service enqueues its render jobs in its own statement and wakes the queue after the commit. A wake of
+    // every kind claimed the kinds with free slots, which had no jobs: one statement and its commit per export for
+    // nothing under load (issue 21).
+    const queue = await queueOf({ pollIntervalMs: 3_600_000 });
+    const database = await db();
+    const first = deferred();
+    const release = deferred();
+    const second = deferred();
+    queue.process(
+      'export.creative',
+      async (job) => {
+        if (job.payload.creativeId === 'c1') {
+          first.resolve();
+          await release.promise;
+        } else second.resolve();
+      },
+      { concurrency: 1 },
+    );
+    queue.process('design.thumbnail', async () => {}, { concurrency: 1 });
+    await queue.start();
+    await queue.enqueue('export.creative', { exportId: 'e', creativeId: 'c1' }, { jobId: 'c1' });
+    await first.promise;
+    const inTable = queue.transactional;
+    assert.ok(inTable, 'the job table enqueues in a transaction');
+    await inTable.enqueue(database.kysely, 'export.creative', { exportId: 'e', creativeId: 'c2' }, { jobId: 'c2' });
+    const before = database.statements();
+    inTable.wake('export.creative');
+    await sleep(100);
+    assert.equal(database.statements() - before, 0, 'a claim ran while the only slot was busy');
+    release.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    const ran = await Promise.race([
+      second.promise.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), 60_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    assert.ok(ran, 'the woken job did not start once the slot freed (it waited for the poll)');
+  });
+
   test('stop hands a late job back: queued, due now, its attempt given back, nobody holding it', async () => {
     const queue = await queueOf({ instanceId: 'stopping' });
     const running = deferred();
