@@ -10,6 +10,7 @@ import {
   validateChanges,
 } from '../../src/domain/changes.js';
 import { type DesignDocument, validateDocument } from '../../src/domain/design.schema.js';
+import { deepFreeze } from '../../src/domain/parsed-documents.js';
 import type { Layer } from '../../src/elements/registry.js';
 import { AppError } from '../../src/errors.js';
 import { everyType } from './design-fixtures.js';
@@ -296,14 +297,6 @@ describe('applying changes', () => {
     assert.deepEqual(applyChanges(doc, [], {}, fonts), doc);
   });
 });
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 describe('value rules (422 INVALID_ELEMENT_CHANGE at elementsChanges[i].changes[j].value)', () => {
   test('LABEL and TEXTMARKDOWN: up to 10,000 characters, counted as characters, not UTF-16 units', () => {
