@@ -11,16 +11,21 @@ import { sql } from 'kysely';
 import { startCheckpointer } from '../../../src/storage/db/checkpointer.js';
 import { openDatabase } from '../../../src/storage/db/database.js';
 
-/** The database file's own size in pages (header bytes 28–31): what checkpoints have copied into it. */
-function pagesInFile(file: string): number {
-  const header = Buffer.alloc(100);
+/** A big-endian 32-bit field of a file's header: SQLite's database and WAL headers keep their counters so. */
+function headerField(file: string, offset: number): number {
+  const header = Buffer.alloc(4);
   const fd = fs.openSync(file, 'r');
   try {
-    fs.readSync(fd, header, 0, 100, 0);
+    fs.readSync(fd, header, 0, 4, offset);
   } finally {
     fs.closeSync(fd);
   }
-  return header.readUInt32BE(28);
+  return header.readUInt32BE(0);
+}
+
+/** The database file's own size in pages (header bytes 28–31): what checkpoints have copied into it. */
+function pagesInFile(file: string): number {
+  return headerField(file, 28);
 }
 
 function tempDir(t: { after(fn: () => void): void }): string {
@@ -63,14 +68,7 @@ test('commits reach the database file through the checkpoint thread; the main co
  * its start, so it counts restarts however fast or slow the checkpoints came.
  */
 function walSequence(file: string): number {
-  const header = Buffer.alloc(32);
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.readSync(fd, header, 0, 32, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return header.readUInt32BE(12);
+  return headerField(file, 12);
 }
 
 test('under writes that never pause, the WAL still restarts from its start', async (t) => {
