@@ -402,7 +402,10 @@ describe('local job queue', () => {
     await queue.enqueue('design.thumbnail', { designId: 1, revision: 1 }, { jobId: 'other' });
     await other.promise;
     release.resolve();
-    assert.ok(await settlesSoon(second.promise), 'the second job did not start once the first had finished (it waited for the poll)');
+    assert.ok(
+      await settlesSoon(second.promise),
+      'the second job did not start once the first had finished (it waited for the poll)',
+    );
   });
 
   test('a wake after a commit looks for its own kind only, and not while every slot of it is busy', async () => {
@@ -436,7 +439,10 @@ describe('local job queue', () => {
     await sleep(100);
     assert.equal(database.statements() - before, 0, 'a claim ran while the only slot was busy');
     release.resolve();
-    assert.ok(await settlesSoon(second.promise), 'the woken job did not start once the slot freed (it waited for the poll)');
+    assert.ok(
+      await settlesSoon(second.promise),
+      'the woken job did not start once the slot freed (it waited for the poll)',
+    );
   });
 
   test('stop hands a late job back: queued, due now, its attempt given back, nobody holding it', async () => {
