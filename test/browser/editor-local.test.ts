@@ -45,9 +45,13 @@ describe('the editor canvas draws colour, visibility and order itself', () => {
       if (r.url().endsWith('/v1/studio/canvas') && r.ok()) answers.push((await r.json()).response);
     });
 
+    // The first answer, awaited itself: the listener above reads its body asynchronously, and may not have pushed it
+    // yet when the canvas already shows (a CI run failed on that).
+    const firstAnswer = page.waitForResponse((r) => r.url().endsWith('/v1/studio/canvas') && r.ok());
     await page.goto(`${studio.origin}/app/designs/${hash}/edit`);
     await page.locator('[data-testid=canvas][aria-busy=false] [data-element-name=headline]').waitFor();
-    assert.ok(answers.length >= 1 && answers[0].faces.length >= 1, 'the first drawing brings its faces');
+    const first = (await (await firstAnswer).json()).response as { faces: string[] };
+    assert.ok(first.faces.length >= 1, 'the first drawing brings its faces');
     const layers = page.getByRole('complementary', { name: 'Layers' });
     const box = (name: string) => `document.querySelector('[data-testid=canvas] [data-element-name=${name}]')`;
 
@@ -83,7 +87,7 @@ describe('the editor canvas draws colour, visibility and order itself', () => {
     // Fonts once: a later request names the faces the page holds; no answer brings one of those again.
     const last = requests[requests.length - 1];
     assert.ok((last.knownFaces ?? []).length >= 1, JSON.stringify(last));
-    const firstFaces = new Set(answers[0].faces);
+    const firstFaces = new Set(first.faces);
     for (const answer of answers.slice(1)) {
       for (const face of answer.faces) assert.ok(!firstFaces.has(face), `${face} was sent twice`);
     }
