@@ -3,6 +3,8 @@
 // Only the configuration is imported up front: each command imports what it runs, so that `placard render` never
 // loads the HTTP server, the database drivers, the queues or the AWS SDK (issue 21: 1.5 s → a cold start near
 // Node's own; test/cli/render-imports.test.ts lists what a render loads).
+// First of all: Skia's allocator reads its options when the native library loads (render/native-memory.ts).
+import './render/native-memory.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';

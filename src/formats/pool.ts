@@ -2,6 +2,8 @@
 // threads (piscina) running worker.ts, sized by config.renderThreads. Threads stay up for the life of the pool, so
 // each keeps its fonts, decoded images and canvases warm. The same code runs from src under tsx (tests, the bench)
 // and from dist: the worker file is the sibling of this module with this module's own extension.
+// First: Skia's allocator reads its options when the native library loads (render/native-memory.ts).
+import '../render/native-memory.js';
 import '@napi-rs/canvas';
 // sharp and Skia are loaded here, on the main thread, before any worker: glibc unloads a shared library when the last
 // thread that loaded it exits, and unloading libvips while another thread still uses it crashes the process (sharp

@@ -12,7 +12,6 @@ import {
 } from '../render/text/brand-fonts.js';
 import { catalogueFonts } from '../render/text/fonts.js';
 import { writeBlobFileSync } from '../storage/blobs/local-disk.js';
-import { collectGarbage, isLargeRender } from './large-render.js';
 import { renderFetcher, setRenderFetcher } from './pipeline.js';
 import { type Finding, sortFindings } from './preflight/finding.js';
 import { type PreflightReport, preflightSize } from './preflight/preflight.js';
@@ -274,7 +273,5 @@ async function renderOne(posted: PostedRenderJob): Promise<RenderOutcome> {
     throw error;
   } finally {
     if (job.cancelId) cancellable.delete(job.cancelId);
-    // The pool ends this thread after a very large render; what its buffers hold goes back only if collected first.
-    if (isLargeRender(job)) await collectGarbage();
   }
 }
