@@ -6,7 +6,8 @@
 // (large-render.ts) frees its gigabyte of pixels as it ends; when it ended within those 100 ms, nothing asked again and
 // the process kept the gigabyte for good — the large-render-memory test failed so on loaded CI machines. With the
 // multiplier at 0 an arena block goes back the moment it is freed. Small blocks (pages inside segments) keep their
-// 10 ms delay, so the render hot path is unchanged: 300x250 JPGs on two threads ran 702–719 renders/s without it, 700–766 with it.
+// 10 ms delay, so the render hot path is unchanged: 300x250 JPGs on two threads ran 702–719 renders/s without it and
+// 700–766 with it.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
