@@ -609,7 +609,7 @@ async function serveApi(
 function wireRenderUrls(app: App, deps: AppDeps, designs: ReturnType<typeof createDesignService>, metrics: Metrics) {
   const { config } = deps;
   const threads = deps.renderPool.threads;
-  return createRenderUrlService({
+  const service = createRenderUrlService({
     repo: createRenderUrlRepository(deps.db.kysely),
     designs,
     keys: deps.keys,
@@ -630,4 +630,14 @@ function wireRenderUrls(app: App, deps: AppDeps, designs: ReturnType<typeof crea
     onOutcome: (outcome, source) => metrics.renderUrlRequests.inc({ outcome, source }),
     log: app.log,
   });
+  // The runtime closes the object store after the app: the images still being stored go in first, within the grace.
+  app.addHook('onClose', async () => {
+    let grace: NodeJS.Timeout | undefined;
+    const timeUp = new Promise<void>((resolve) => {
+      grace = setTimeout(resolve, config.stopGraceSeconds * 1000);
+    });
+    await Promise.race([service.stored(), timeUp]);
+    clearTimeout(grace);
+  });
+  return service;
 }

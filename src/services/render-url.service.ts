@@ -170,6 +170,8 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
   const documents = new LRUCache<string, DesignDocument>({ max: 64 });
   const secrets = new Map<number, TeamSecrets>();
   const inFlight = new Map<string, Promise<Uint8Array>>();
+  /** Images being written to the store after their answer: a stopping process lets them finish (`stored()`). */
+  const storing = new Set<Promise<void>>();
 
   async function secretsOf(teamId: number, fresh: boolean): Promise<TeamSecrets> {
     const cached = secrets.get(teamId);
@@ -432,9 +434,12 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
         throw culprit ? queryError(culprit.param, (error as AppError).message) : error;
       });
       // The answer does not wait for storage: a failed put only costs a render after the memory tier forgets it.
-      deps.blobs.put(blobKey, bytes, format.contentType).catch((error) => {
-        deps.log?.warn({ err: error, key: blobKey }, 'render URL: storing the image failed');
-      });
+      const put = deps.blobs.put(blobKey, bytes, format.contentType).then(
+        () => undefined,
+        (error) => deps.log?.warn({ err: error, key: blobKey }, 'render URL: storing the image failed'),
+      );
+      storing.add(put);
+      put.finally(() => storing.delete(put));
       return bytes;
     };
     const pending = produce();
@@ -473,6 +478,13 @@ export function createRenderUrlService(deps: RenderUrlServiceDeps) {
   }
 
   return {
+    /**
+     * Resolves once the images being stored after their answer are stored (or have failed): a process that stops
+     * waits for them before it closes its object store, which would otherwise cut a put off halfway, retries included.
+     */
+    async stored(): Promise<void> {
+      while (storing.size > 0) await Promise.all(storing);
+    },
     /** GET /r/…: the image of a signed link, or the AppError that refuses it. */
     async serve(request: RenderUrlRequest): Promise<RenderUrlAnswer> {
       try {

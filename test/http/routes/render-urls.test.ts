@@ -578,6 +578,33 @@ describe('render URLs: the BlobStore tier, on local disk and on S3', () => {
       }
     });
   }
+
+  test('a service that stops lets the images it is still storing finish before its store closes', async () => {
+    const s = await start({ renderUrl: { ...loadConfig({}).renderUrl, memoryCacheBytes: 0 } });
+    let closed = false;
+    const puts: Array<{ key: string; finishedOpen: boolean }> = [];
+    try {
+      const blobs = s.t.runtime.blobs;
+      const put = blobs.put.bind(blobs);
+      // A slow store: the answer goes out long before the put ends.
+      blobs.put = async (key, body, contentType) => {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const stored = await put(key, body, contentType);
+        if (key.startsWith('render-urls/')) puts.push({ key, finishedOpen: !closed });
+        return stored;
+      };
+      const hash = await s.importDesign('Pair', pair());
+      const secret = (await s.ok('GET', '/v1/renderUrls/secret')).secret;
+      const first = await s.get(sign(secret, `/r/${hash}.png`, { 'panel.BGCOLOR': '#654321' }));
+      assert.equal(first.headers.get('x-render-cache'), 'render');
+      assert.equal(puts.length, 0, 'the answer came before the put ended');
+    } finally {
+      await s.close();
+      closed = true;
+    }
+    assert.equal(puts.length, 1, 'the image was stored');
+    assert.ok(puts[0].finishedOpen, 'the put ended before the service had closed');
+  });
 });
 
 describe('render URLs: the per-team render budget', () => {
