@@ -84,6 +84,9 @@ test('placard render of a 300x250 JPG loads the renderer only, and writes the JP
   );
   const wrong = loaded.filter((url) => FORBIDDEN.some((pattern) => pattern.test(url)));
   assert.deepEqual(wrong, [], 'a render loads none of the service');
+  // A JPG of shapes decodes no image and draws no SVG as vectors: libvips, canvg and its XML parser wait for first use.
+  const unused = loaded.filter((url) => /node_modules\/(sharp|canvg|@xmldom\/xmldom)\//.test(url));
+  assert.deepEqual(unused, [], 'sharp, canvg and @xmldom/xmldom are loaded on first use');
 
   const meta = await sharp(out).metadata();
   assert.equal(meta.format, 'jpeg');
@@ -126,7 +129,11 @@ test('the bundled renderer of a build writes the same JPG, without loading TypeB
       FORBIDDEN.some((pattern) => pattern.test(url)) ||
       /node_modules\/typebox\//.test(url) ||
       url.startsWith(`${pathToFileURL(path.resolve('src')).href}/`) ||
-      /node_modules\/(subset-font|ajv\/dist\/ajv\.js)/.test(url),
+      /node_modules\/(subset-font|ajv\/dist\/ajv\.js|sharp\/|canvg\/|@xmldom\/xmldom\/)/.test(url),
   );
-  assert.deepEqual(unexpected, [], 'the bundle loads its own modules, and neither HarfBuzz nor the Ajv compiler');
+  assert.deepEqual(
+    unexpected,
+    [],
+    'the bundle loads its own modules, and neither HarfBuzz, the Ajv compiler, libvips nor canvg',
+  );
 });

@@ -6,7 +6,7 @@
 //   effort 4   1.39 kB  351.2 ms   (sharp's default)
 // Effort 2 is 4x faster than the default for files 24% larger, still half the WEBP q90 of the same banner (3.1 kB).
 import type { Canvas } from '@napi-rs/canvas';
-import sharp from 'sharp';
+import { loadSharp } from '../../render/media/load-sharp.js';
 
 /** libaom's speed/size trade-off (0..9): see the measurements above. */
 export const AVIF_EFFORT = 2;
@@ -14,8 +14,10 @@ export const AVIF_EFFORT = 2;
 /** Default quality (1..100) when the export gives none: sharp's own default. */
 export const DEFAULT_AVIF_QUALITY = 50;
 
-export function encodeAvif(canvas: Canvas, quality = DEFAULT_AVIF_QUALITY): Promise<Buffer> {
-  return sharp(canvas.data(), { raw: { width: canvas.width, height: canvas.height, channels: 4, premultiplied: true } })
+export async function encodeAvif(canvas: Canvas, quality = DEFAULT_AVIF_QUALITY): Promise<Buffer> {
+  const pixels = canvas.data();
+  const sharp = await loadSharp();
+  return sharp(pixels, { raw: { width: canvas.width, height: canvas.height, channels: 4, premultiplied: true } })
     .avif({ quality, effort: AVIF_EFFORT })
     .toBuffer();
 }

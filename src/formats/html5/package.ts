@@ -3,7 +3,6 @@
 // write index.html with the network's click code and manifest, zip, and validate the zip against the network's rules
 // (validate.ts). A blocking finding fails with AD_NETWORK_RULE; advice comes back as warnings.
 import { createCanvas } from '@napi-rs/canvas';
-import sharp from 'sharp';
 import yazl from 'yazl';
 import type { DesignDocument } from '../../domain/design.schema.js';
 import { FINAL_FRAME, loopCount, motionAt, sizeDuration, slideSpans } from '../../domain/timeline.js';
@@ -12,6 +11,7 @@ import { kindOfElement } from '../../elements/registry.js';
 import { AppError } from '../../errors.js';
 import type { HtmlContext } from '../../render/html-types.js';
 import type { AssetFetcher } from '../../render/media/assets.js';
+import { loadSharp } from '../../render/media/load-sharp.js';
 import type { ResolvedAssets } from '../../render/types.js';
 import { fetcherOf, frameOf, renderImage, resolveAssets } from '../pipeline.js';
 import { CLICK_SCRIPT_ID, clickCodeFor, elementLinkAnchor, supportsElementLinks } from './click.js';
@@ -127,6 +127,7 @@ export async function packageHtml5(
             break;
           }
         }
+        const sharp = await loadSharp();
         const image = sharp(pixels, { raw: { width: w, height: h, channels: 4, premultiplied: true } });
         const bytes = opaque
           ? await image.removeAlpha().jpeg({ quality: settings.quality, mozjpeg: true }).toBuffer()

@@ -10,7 +10,7 @@
 // punish; level 3 with filtering is ~3x faster than Skia for files ~10% larger, and level 6 buys 5% more for +70% time.
 // (On flat graphics alone, level 3 without filtering was already smaller than Skia: 646 vs 669 kB at 1080x1920.)
 import type { Canvas } from '@napi-rs/canvas';
-import sharp from 'sharp';
+import { loadSharp } from '../../render/media/load-sharp.js';
 
 /** zlib level and row filtering: see the measurements above. */
 export const PNG_COMPRESSION_LEVEL = 3;
@@ -20,7 +20,8 @@ export const PNG_ADAPTIVE_FILTERING = true;
  * Raw RGBA pixels to PNG. canvas.data() gives Skia's buffer as it is, with premultiplied alpha; sharp divides it out
  * (`premultiplied: true`), which getImageData would otherwise do at the cost of another copy of the frame.
  */
-export function encodePngPixels(pixels: Uint8Array, width: number, height: number): Promise<Buffer> {
+export async function encodePngPixels(pixels: Uint8Array, width: number, height: number): Promise<Buffer> {
+  const sharp = await loadSharp();
   return sharp(pixels, { raw: { width, height, channels: 4, premultiplied: true } })
     .png({ compressionLevel: PNG_COMPRESSION_LEVEL, adaptiveFiltering: PNG_ADAPTIVE_FILTERING })
     .toBuffer();
@@ -28,5 +29,6 @@ export function encodePngPixels(pixels: Uint8Array, width: number, height: numbe
 
 /** The canvas as PNG; its pixels are read once. */
 export function encodePng(canvas: Canvas): Promise<Buffer> {
+  // The pixels are read now, before anything awaits: the caller may hand the canvas back once this returns.
   return encodePngPixels(canvas.data(), canvas.width, canvas.height);
 }

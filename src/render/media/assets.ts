@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
-import sharp from 'sharp';
 import { AppError } from '../../errors.js';
 import { createUrlGuard, displayUrl, rejected, type UrlGuardOptions } from '../../net/url-guard.js';
+import { loadSharp } from './load-sharp.js';
 import { createFfprobeProber, imageDimensions, type MediaProber, ProbeError } from './media-probe.js';
 import { isFileHostingLink, rewriteShareLink } from './share-links.js';
 import {
@@ -175,6 +175,7 @@ function networkReason(error: unknown): string {
  * is passed again so that a header that lies cannot make the decoder allocate more.
  */
 async function decodeWhole(origin: string, bytes: Buffer, media: Sniffed): Promise<void> {
+  const sharp = await loadSharp();
   try {
     await sharp(bytes, {
       failOn: 'error',

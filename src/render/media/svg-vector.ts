@@ -4,7 +4,7 @@
 // gradient and text calls on the context, which Skia's PDF backend writes as vector operators.
 import { createRequire } from 'node:module';
 import { createCanvas, type SKRSContext2D } from '@napi-rs/canvas';
-import { DOMParser } from '@xmldom/xmldom';
+import type { DOMParser } from '@xmldom/xmldom';
 import { type FitOptions, placeImage } from '../fit.js';
 
 /** The part of canvg's API used here. Its ESM typings import their own files without extensions, which NodeNext
@@ -13,9 +13,28 @@ interface Canvg {
   start(options: Record<string, boolean>): void;
   stop(): void;
 }
-const { Canvg } = createRequire(import.meta.url)('canvg') as {
+interface VectorLibraries {
   Canvg: { fromString(ctx: unknown, svg: string, options: Record<string, unknown>): Canvg };
-};
+  DOMParser: typeof DOMParser;
+}
+
+let libraries: VectorLibraries | null = null;
+
+/**
+ * canvg and its XML parser, required on the first SVG drawn as vectors: only PDF pages do, and loading the two at
+ * import cost every cold `placard render` about 35 ms (issue 21). `require` keeps the first call synchronous, as the
+ * drawing is, and spares the ES module loader's scan of their CommonJS files.
+ */
+function vectorLibraries(): VectorLibraries {
+  if (!libraries) {
+    const require = createRequire(import.meta.url);
+    libraries = {
+      Canvg: (require('canvg') as Pick<VectorLibraries, 'Canvg'>).Canvg,
+      DOMParser: (require('@xmldom/xmldom') as Pick<VectorLibraries, 'DOMParser'>).DOMParser,
+    };
+  }
+  return libraries;
+}
 
 /** The markup a decoded SVG image was made from (recoloured and sized), kept for vector output. */
 const markupOfImage = new WeakMap<object, string>();
@@ -55,6 +74,7 @@ function withCanvas(ctx: SKRSContext2D, width: number, height: number): SKRSCont
 export function drawSvgVectors(ctx: SKRSContext2D, markup: string, width: number, height: number): boolean {
   let svg: Canvg;
   try {
+    const { Canvg, DOMParser } = vectorLibraries();
     svg = Canvg.fromString(withCanvas(ctx, width, height), markup, {
       DOMParser,
       // Nothing is fetched: an SVG source may not reference other files (sniff.ts), and an offscreen canvas for
