@@ -170,6 +170,11 @@ export interface WebhookDeliveries {
   /** Inserts a delivery to an export's webhookUrl in the caller's transaction; enqueue its id after the commit. */
   insertExportDelivery(tx: Kysely<Database>, delivery: ExportDelivery): Promise<string>;
   /**
+   * Inserts a delivery to an export's webhookUrl on its own (one statement) and hands it to `send`: a cached export's
+   * webhook is called as a rendered one's is, with no job unless its first attempt fails.
+   */
+  deliverExport(delivery: ExportDelivery): Promise<void>;
+  /**
    * Records an event in the caller's transaction together with its deliveries: one per team webhook that listens to
    * it, and one to `webhookUrl` when given (an export's). The event is stored dispatched, so the outbox dispatcher
    * never reads it (issue 21: three statements and a pass less per export). Hand the answer to `send` after the
@@ -193,7 +198,8 @@ export interface WebhookDeliveries {
   /**
    * Makes the first attempt of deliveries just committed, in this process and without a job while fewer than
    * `concurrency` are under way (a job for each of the others). An attempt that fails gets its retries as jobs; a
-   * crash before an attempt is recorded leaves a pending delivery that the sweep enqueues.
+   * crash before an attempt is recorded leaves a pending delivery that the sweep enqueues. A process that does not
+   * run the deliveries (not started: an API process of the scaled-out shape) enqueues them all.
    */
   send(rows: readonly NewDelivery[]): void;
   /** Enqueues the first attempt of these deliveries (after the commit that inserted them). */
@@ -260,6 +266,9 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   });
 
   let stopped = false;
+  // Set by start(): a process that never starts the deliveries (the scaled-out shape's API) gives first attempts to
+  // the queue rather than making them itself.
+  let firstAttemptsHere = false;
   let dispatchTimer: NodeJS.Timeout | null = null;
   let sweepTimer: NodeJS.Timeout | null = null;
   let dispatching: Promise<void> = Promise.resolve();
@@ -502,9 +511,32 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     );
   }
 
+  /** The delivery of an export's event to its webhookUrl, as its own row (no event in the outbox). */
+  function exportDelivery(delivery: ExportDelivery): NewDelivery {
+    const id = randomUUID();
+    const at = iso(clock());
+    return {
+      id,
+      teamId: delivery.teamId,
+      webhookId: null,
+      eventId: null,
+      exportId: delivery.exportId,
+      action: delivery.action,
+      url: delivery.url,
+      payload: JSON.stringify({
+        id,
+        action: delivery.action,
+        teamId: delivery.teamId,
+        occurredAt: at,
+        data: delivery.data,
+      }),
+      at,
+    };
+  }
+
   function send(rows: readonly NewDelivery[]): void {
     for (const row of rows) {
-      if (stopped || sending.size >= concurrency) {
+      if (!firstAttemptsHere || stopped || sending.size >= concurrency) {
         enqueueFirst([row.id]).catch((error) =>
           options.log?.error({ err: error, deliveryId: row.id }, 'webhook deliveries: enqueueing failed'),
         );
@@ -627,6 +659,7 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
 
     start() {
       stopped = false;
+      firstAttemptsHere = true;
       void kick();
       runSweep();
       dispatchTimer = setInterval(() => void kick(), options.dispatchIntervalMs ?? 1_000);
@@ -650,28 +683,15 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     send,
 
     async insertExportDelivery(tx, delivery) {
-      const id = randomUUID();
-      const at = iso(clock());
-      await createDeliveryRepository(tx).insert([
-        {
-          id,
-          teamId: delivery.teamId,
-          webhookId: null,
-          eventId: null,
-          exportId: delivery.exportId,
-          action: delivery.action,
-          url: delivery.url,
-          payload: JSON.stringify({
-            id,
-            action: delivery.action,
-            teamId: delivery.teamId,
-            occurredAt: at,
-            data: delivery.data,
-          }),
-          at,
-        },
-      ]);
-      return id;
+      const row = exportDelivery(delivery);
+      await createDeliveryRepository(tx).insert([row]);
+      return row.id;
+    },
+
+    async deliverExport(delivery) {
+      const row = exportDelivery(delivery);
+      await repo.insert([row]);
+      send([row]);
     },
 
     enqueue: enqueueFirst,
