@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 /** mimalloc's option, as an environment variable; a value the operator set is kept. */
-export const ARENA_PURGE_MULT = 'MIMALLOC_ARENA_PURGE_MULT';
+const ARENA_PURGE_MULT = 'MIMALLOC_ARENA_PURGE_MULT';
 
 // A module's entry in the require cache exists before it runs (the ES module loader adds it while linking): `loaded`
 // says whether it has run.
