@@ -82,18 +82,25 @@ async function ok(method: 'GET' | 'POST', url: string, payload?: unknown) {
   return res.json().response;
 }
 
+/**
+ * Statements since `start` once the webhook at `route` has had `calls` calls, no job is queued or running, and no
+ * statement ran while we looked.
+ */
+async function statementsUntilQuiet(start: number, route: string, calls: number): Promise<number> {
+  for (let i = 0; ; i++) {
+    if (i > 1500) throw new Error(`${route}: the export did not settle (webhook calls: ${received.get(route) ?? 0})`);
+    const seen = t.runtime.db.statements();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (received.get(route) === calls && (await quiet()) && t.runtime.db.statements() === seen) return seen - start;
+  }
+}
+
 /** Statements of one export: from before the POST until the webhook came, no job is left and nothing more runs. */
 async function statementsOfOneExport(creativeHash: string, route: string): Promise<number> {
   const start = t.runtime.db.statements();
   const accepted = await ok('POST', '/v1/export', { creativeHash, type: 'jpg', webhookUrl: `${hookOrigin}${route}` });
   assert.ok(accepted.export.id);
-  for (let i = 0; ; i++) {
-    if (i > 1500) throw new Error(`${route}: the export did not settle (webhook calls: ${received.get(route) ?? 0})`);
-    const seen = t.runtime.db.statements();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    // Quiet: the webhook came, no job is queued or running, and no statement ran while we looked.
-    if (received.get(route) === 1 && (await quiet()) && t.runtime.db.statements() === seen) return seen - start;
-  }
+  return statementsUntilQuiet(start, route, 1);
 }
 
 test(`one single-file JPG export with a webhook runs at most ${SQL_STATEMENTS_PER_EXPORT} SQL statements`, async () => {
@@ -145,16 +152,7 @@ test(`a cache hit with a webhook calls it again in at most ${SQL_STATEMENTS_PER_
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.headers['x-cache'], 'HIT');
-    for (let i = 0; ; i++) {
-      if (i > 1500)
-        throw new Error(`the cached export's webhook was not called again (calls: ${received.get('/cached')})`);
-      const seen = t.runtime.db.statements();
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      if (received.get('/cached') === n && (await quiet()) && t.runtime.db.statements() === seen) {
-        counts.push(seen - start);
-        break;
-      }
-    }
+    counts.push(await statementsUntilQuiet(start, '/cached', n));
   }
   console.log(`SQL statements per cache hit with a webhook: ${counts.join(', ')}`);
   assert.ok(
