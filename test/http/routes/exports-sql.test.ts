@@ -82,6 +82,13 @@ async function ok(method: 'GET' | 'POST', url: string, payload?: unknown) {
   return res.json().response;
 }
 
+/** The small banner imported as a template into a new project of its own; its hash. */
+async function importBanner(project: string): Promise<string> {
+  const kit = (await ok('POST', '/v1/brandkits/create', { name: 'Kit' })).brandKit.id;
+  const projectId = (await ok('POST', '/v1/projects', { name: project, brandKitId: kit })).project.id;
+  return (await ok('POST', '/v1/templates/import', { projectId, name: 'Banner', document: SMALL_BANNER })).template.id;
+}
+
 /**
  * Statements since `start` once the webhook at `route` has had `calls` calls, no job is queued or running, and no
  * statement ran while we looked.
@@ -104,10 +111,7 @@ async function statementsOfOneExport(creativeHash: string, route: string): Promi
 }
 
 test(`one single-file JPG export with a webhook runs at most ${SQL_STATEMENTS_PER_EXPORT} SQL statements`, async () => {
-  const kit = (await ok('POST', '/v1/brandkits/create', { name: 'Kit' })).brandKit.id;
-  const projectId = (await ok('POST', '/v1/projects', { name: 'SQL', brandKitId: kit })).project.id;
-  const hash = (await ok('POST', '/v1/templates/import', { projectId, name: 'Banner', document: SMALL_BANNER }))
-    .template.id;
+  const hash = await importBanner('SQL');
   // The first export warms what is cached per process (the design's document, the token and its credential, the
   // signing secret, the subscribers, the brand fonts); the second is counted.
   await statementsOfOneExport(hash, '/warm');
@@ -136,10 +140,7 @@ test(`one single-file JPG export with a webhook runs at most ${SQL_STATEMENTS_PE
 const SQL_STATEMENTS_PER_CACHE_HIT = 7;
 
 test(`a cache hit with a webhook calls it again in at most ${SQL_STATEMENTS_PER_CACHE_HIT} SQL statements`, async () => {
-  const kit = (await ok('POST', '/v1/brandkits/create', { name: 'Kit' })).brandKit.id;
-  const projectId = (await ok('POST', '/v1/projects', { name: 'Cache', brandKitId: kit })).project.id;
-  const hash = (await ok('POST', '/v1/templates/import', { projectId, name: 'Banner', document: SMALL_BANNER }))
-    .template.id;
+  const hash = await importBanner('Cache');
   await statementsOfOneExport(hash, '/cached');
   const counts: number[] = [];
   for (let n = 2; n <= 4; n++) {
