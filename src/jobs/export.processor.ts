@@ -186,11 +186,20 @@ export function createExportProcessor(options: ExportProcessorOptions) {
    * here, or found done by another run; false when the caller settles the file and finishes the export as usual (a
    * set, an export this process did not accept, or a failure of this statement, which wrote nothing).
    */
-  async function settleAndFinish(row: ExportRow, creative: CreativeRow, outcome: CreativeOutcome): Promise<boolean> {
+  async function settleAndFinish(
+    row: ExportRow,
+    creative: CreativeRow,
+    outcome: CreativeOutcome,
+    job: Job<'export.creative'>,
+  ): Promise<boolean> {
     if (row.is_set === 1 || options.accepted?.files(row.id) !== 1) return false;
     const settled: CreativeRow = { ...creative, ...settledColumns(outcome), progress: 1 };
     try {
-      await finishExport(row.id, row, [settled], { creativeId: creative.id, outcome });
+      // The same statement marks this job done where jobs are rows (issue 21, stop 23).
+      const inline = job.inline && { id: job.id, instance: job.inline.instance };
+      if (await finishExport(row.id, row, [settled], { creativeId: creative.id, outcome }, inline)) {
+        job.inline?.settled();
+      }
       return true;
     } catch (error) {
       options.log?.error({ err: error, exportId: row.id }, 'export: settling and finishing at once failed; one by one');
@@ -357,7 +366,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       fallbackKey,
     };
     // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.
-    if (!(await settleAndFinish(row, creative, outcome))) {
+    if (!(await settleAndFinish(row, creative, outcome, job))) {
       await finishWhenSettled(exportId, row, await repo.settleCreative(creativeId, outcome));
     }
     if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
@@ -467,18 +476,20 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   /**
    * `known`: the export's row as read before its files settled (its status is checked again when it is finished);
-   * `files`: every file of the export, settled, when the caller knows them.
+   * `files`: every file of the export, settled, when the caller knows them; `job`: marked done by the finishing
+   * statement. True when this call finished the export with `job` marked done.
    */
   async function finishExport(
     exportId: string,
     known?: ExportRow,
     files?: CreativeRow[],
     settle?: ExportFinish['settle'],
-  ): Promise<void> {
+    job?: ExportFinish['job'],
+  ): Promise<boolean> {
     const row = known ?? (await repo.findById(exportId));
-    if (!row || (row.status !== 'pending' && row.status !== 'inProgress')) return;
+    if (!row || (row.status !== 'pending' && row.status !== 'inProgress')) return false;
     const creatives = files ?? (await repo.creativesOf(row.id));
-    if (creatives.some((c) => c.status === 'pending' || c.status === 'inProgress')) return; // a later job finishes it
+    if (creatives.some((c) => c.status === 'pending' || c.status === 'inProgress')) return false; // a later job finishes it
     const status = finalStatus(creatives);
     const errorLog = errorLogOf(creatives);
     const zipKey = await zipOf(row, creatives);
@@ -498,26 +509,29 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const target = { exportId: row.id, webhookUrl: row.webhook_url };
     // The export's event and every delivery of it (team webhooks, its webhookUrl) are written with its status: in one
     // statement on PostgreSQL, unless a failed export also deletes the design made for it.
-    const deliveries =
-      status === 'failed' && row.new_design_hash
-        ? await db.transaction().execute(async (tx) => {
-            const done = await createExportRepository(tx).finish(row.id, result);
-            if (!done) return null;
-            dropped = await dropNewDesign(tx, row);
-            return options.deliveries.recordWithDeliveries(tx, event, target);
-          })
-        : await options.deliveries.finishExport({ id: row.id, ...result, settle }, event, target);
-    if (deliveries === null) return;
+    const inTransaction = status === 'failed' && row.new_design_hash !== null;
+    const deliveries = inTransaction
+      ? await db.transaction().execute(async (tx) => {
+          const done = await createExportRepository(tx).finish(row.id, result);
+          if (!done) return null;
+          dropped = await dropNewDesign(tx, row);
+          return options.deliveries.recordWithDeliveries(tx, event, target);
+        })
+      : await options.deliveries.finishExport({ id: row.id, ...result, settle, job }, event, target);
+    if (deliveries === null) return false;
     options.accepted?.forget(row.id);
     options.onFinished?.(row.format, status);
     options.deliveries.send(deliveries);
-    if (!dropped) return;
+    // Only the one-statement finish marks the job done.
+    const jobDone = !inTransaction && job !== undefined;
+    if (!dropped) return jobDone;
     // The design's design/delete event went to the outbox as usual.
     const { thumbKey } = dropped as { thumbKey: string | null };
     if (thumbKey) await options.thumbnails?.discard([thumbKey]);
     options.deliveries
       .kick()
       .catch((error) => options.log?.error({ err: error, exportId: row.id }, 'export: dispatching its events failed'));
+    return jobDone;
   }
 
   async function finishExhausted(job: Job<'export.finish'>, error: Error): Promise<void> {

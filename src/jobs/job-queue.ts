@@ -70,6 +70,12 @@ export interface Job<K extends JobKind = JobKind> {
   /** 1 on the first attempt. */
   attempt: number;
   maxAttempts: number;
+  /**
+   * The job table's queue only (issue 21, stop 23): a handler whose last write can also mark its job done names
+   * `instance` as the holder in that write (done only while it holds the row) and then calls `settled()`; the queue
+   * then skips its own settle, a write and a commit of its own.
+   */
+  inline?: { instance: string; settled(): void };
 }
 
 export interface ProcessOptions<K extends JobKind> {

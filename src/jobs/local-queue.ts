@@ -449,6 +449,13 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       return;
     }
     const job = jobOf(row, row.attempts);
+    let settledInline = false;
+    job.inline = {
+      instance: instanceId,
+      settled: () => {
+        settledInline = true;
+      },
+    };
     let failure: Error | null = null;
     try {
       await execution.registration.handler(job);
@@ -456,6 +463,7 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       failure = asError(error);
     }
     if (execution.abandoned) return;
+    if (!failure && settledInline) return;
     if (!failure) {
       const done = await markDone(db, { id: row.id, instance: instanceId, at: iso(clock()) });
       if (Number(done.numAffectedRows ?? 0) !== 1) {

@@ -48,7 +48,9 @@ export function jobQueueContract(name: string, open: () => Promise<JobQueueUnder
         queue.process('webhook.deliver', async (job) => ran.resolve(job), { concurrency: 1 });
         await queue.start();
         await queue.enqueue('webhook.deliver', { deliveryId: 'd-1' }, { jobId: 'job-1', maxAttempts: 5 });
-        assert.deepEqual(await ran.promise, {
+        // `inline` is the job table's alone (its handler may settle the row in its own write).
+        const { inline: _inline, ...job } = await ran.promise;
+        assert.deepEqual(job, {
           id: 'job-1',
           kind: 'webhook.deliver',
           payload: { deliveryId: 'd-1' },

@@ -445,6 +445,40 @@ describe('local job queue', () => {
     );
   });
 
+  test('a handler that marks its job done in its own write (inline) gets no settle of the queue after it', async () => {
+    // The render that finishes an export marks its job done in the finishing statement (issue 21, stop 23); the queue's
+    // own settle would be a second write and commit of the same row.
+    const queue = await queueOf({ pollIntervalMs: 3_600_000 });
+    const database = await db();
+    const marked = deferred<number>();
+    queue.process(
+      'webhook.deliver',
+      async (job) => {
+        const inline = job.inline;
+        assert.ok(inline, 'the job table offers the inline settle');
+        await database.kysely
+          .updateTable('jobs')
+          .set({ status: 'done', lease_until: null, updated_at: '2000-01-01T00:00:00.000Z' })
+          .where('id', '=', job.id)
+          .where('locked_by', '=', inline.instance)
+          .where('status', '=', 'running')
+          .execute();
+        inline.settled();
+        marked.resolve(database.statements());
+      },
+      { concurrency: 1 },
+    );
+    await queue.start();
+    await queue.enqueue('webhook.deliver', { deliveryId: 'inline' }, { jobId: 'inline' });
+    const after = await marked.promise;
+    await sleep(100);
+    // What follows the handler is the claim of the slot it freed (its kind may have more waiting), and no settle: a
+    // settle after the handler's write would change nothing but cost its statement.
+    assert.equal(database.statements() - after, 1, 'the queue wrote the row again after the handler settled it');
+    const row = await rowOf('inline');
+    assert.deepEqual([row?.status, row?.updated_at], ['done', '2000-01-01T00:00:00.000Z']);
+  });
+
   test('stop hands a late job back: queued, due now, its attempt given back, nobody holding it', async () => {
     const queue = await queueOf({ instanceId: 'stopping' });
     const running = deferred();

@@ -35,8 +35,14 @@ export interface DbOptions {
   checkpointEveryMs?: number;
 }
 
-/** SQLite's page cache of the main connection (default 2 MiB). */
-const SQLITE_CACHE_KIB = 64 * 1024;
+/**
+ * SQLite's page cache of the main connection: SQLite's own default of 2 MiB, on purpose. A commit after a B-tree
+ * balance that swapped two pages (SQLite parks one at the lock-byte page's number on the way) walks every page in the
+ * cache (pcache1Truncate), so the larger the cache, the dearer such commits: with 64 MiB, single-row commits into an
+ * indexed table rose from 40 to 90 µs as a 100 MB database filled the cache, against 40 to 49 µs with 2 MiB
+ * (issue 21, stop 23). Reads of the file go through the memory map, not the cache.
+ */
+const SQLITE_CACHE_KIB = 2 * 1024;
 /** How much of the SQLite file is read through a memory map (default none). */
 const SQLITE_MMAP_BYTES = 256 * 1024 * 1024;
 const SQLITE_WAL_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -87,10 +93,14 @@ export function openDatabase(options: DbOptions): Db {
   file.pragma('foreign_keys = ON');
   file.pragma('busy_timeout = 5000');
   file.pragma('synchronous = NORMAL');
-  // Pages read again and again (the jobs' and exports' indexes) stay in memory, and reads of the file are copies
-  // from the page cache rather than read() calls (issue 21: `read` and `fstat` showed in the main thread's profile).
   file.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+  // Reads of the file are copies from the memory map rather than read() calls (issue 21: `read` and `fstat` showed in
+  // the main thread's profile).
   file.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
+  // Statement journals (a write inside a group commit's transaction keeps one, to undo itself alone) and sorts stay in
+  // memory: a journal over 64 KiB went to a file in /var/tmp that SQLite created and unlinked, seven system calls on
+  // the main thread for every other export at c=16 (issue 21, stop 23). What they hold is bounded by one statement.
+  file.pragma('temp_store = MEMORY');
   // A WAL that grew (a burst of writes) is cut back to this when it restarts.
   file.pragma(`journal_size_limit = ${SQLITE_WAL_LIMIT_BYTES}`);
   const dialect = groupCommitDialect({

@@ -21,6 +21,7 @@ import { cacheInvalidation } from './migrations/0020_cache_invalidation.js';
 import { attemptRow } from './migrations/0021_attempt_row.js';
 import { jobsDue } from './migrations/0022_jobs_due.js';
 import { exportStatements } from './migrations/0023_export_statements.js';
+import { finishSettlesJob } from './migrations/0024_finish_settles_job.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -46,6 +47,7 @@ function provider(db: Db): MigrationProvider {
         '0021_attempt_row': attemptRow(db.dialect),
         '0022_jobs_due': jobsDue(),
         '0023_export_statements': exportStatements(db.dialect),
+        '0024_finish_settles_job': finishSettlesJob(db.dialect),
       };
     },
   };

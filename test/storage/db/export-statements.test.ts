@@ -274,3 +274,62 @@ test("a finish that settles the export's one file writes both, or neither once t
   const events = await db().selectFrom('events_outbox').select('id').where('id', '=', second.id).execute();
   assert.deepEqual(events, []);
 });
+
+test('a finish that names its job marks it done while that instance holds it, and only with the export', async () => {
+  // The render that finishes an export settles its own job in the finishing statement (issue 21, stop 23; migration
+  // 0024 on SQLite, the WITH on PostgreSQL): the queue's settle of the same row would be a write of its own.
+  const exports = createExportRepository(db());
+  const deliveries = createDeliveryRepository(db());
+  const event = () => {
+    const id = randomUUID();
+    return {
+      id,
+      teamId: t.owner.teamId,
+      action: 'export/complete',
+      payload: '{}',
+      occurredAt: new Date().toISOString(),
+    };
+  };
+  const running = async (holder: string) => {
+    const { row, creatives } = newExport(1);
+    await exports.insertAtOnce(row, creatives, jobsOf(creatives, `team:${t.owner.teamId}`));
+    await db()
+      .updateTable('jobs')
+      .set({ status: 'running', locked_by: holder, lease_until: '2999-01-01T00:00:00.000Z', attempts: 1 })
+      .where('id', '=', creatives[0].id)
+      .execute();
+    return { id: row.id, job: creatives[0].id };
+  };
+  const jobRow = (id: string) =>
+    db().selectFrom('jobs').select(['status', 'locked_by', 'lease_until', 'updated_at']).where('id', '=', id).execute();
+  const finish = (id: string) => ({ id, status: 'complete' as const, errorLog: null, zipKey: null });
+
+  const mine = await running('me');
+  const done = event();
+  const before = t.runtime.db.statements();
+  assert.equal(
+    await deliveries.finishExport({ ...finish(mine.id), job: { id: mine.job, instance: 'me' } }, done, []),
+    true,
+  );
+  assert.equal(t.runtime.db.statements() - before, 1, 'one statement');
+  assert.deepEqual(await jobRow(mine.job), [
+    { status: 'done', locked_by: 'me', lease_until: null, updated_at: done.occurredAt },
+  ]);
+
+  // Held by another instance (this one lost its lease): the export is finished, the job is the holder's to settle.
+  const theirs = await running('them');
+  assert.equal(
+    await deliveries.finishExport({ ...finish(theirs.id), job: { id: theirs.job, instance: 'me' } }, event(), []),
+    true,
+  );
+  assert.equal((await jobRow(theirs.job))[0].status, 'running');
+
+  // Finished already: nothing is written, the job included, and the caller is told (the queue settles the job).
+  const again = await running('me');
+  await deliveries.finishExport(finish(again.id), event(), []);
+  assert.equal(
+    await deliveries.finishExport({ ...finish(again.id), job: { id: again.job, instance: 'me' } }, event(), []),
+    false,
+  );
+  assert.equal((await jobRow(again.job))[0].status, 'running');
+});

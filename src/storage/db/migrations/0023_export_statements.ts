@@ -109,35 +109,54 @@ export function exportStatements(dialect: Dialect) {
            end`,
         )
         .execute(db);
-      await sql`
-        create view export_finishes (id, status, error_log, zip_key, at, event_id, team_id, action, payload,
-          deliveries, creative_id, creative) as
-        select null, null, null, null, null, null, null, null, null, null, null, null where 0`.execute(db);
-      const delivery = (field: string) => `d.value ->> '${field}'`;
-      await sql
-        .raw(
-          `create trigger export_finishes_insert instead of insert on export_finishes
-           begin
-             select raise(abort, '${EXPORT_SETTLED}')
-             where not exists (select 1 from exports where id = new.id and status in ('pending', 'inProgress'))
-               or (new.creative_id is not null and not exists (select 1 from export_creatives
-                 where id = new.creative_id and status in ('pending', 'inProgress')));
-             update export_creatives set ${SETTLED_COLUMNS.map((c) => `${c} = new.creative ->> '${c}'`).join(', ')},
-               progress = 1, updated_at = new.at
-             where id = new.creative_id;
-             update exports set status = new.status, error_log = new.error_log, zip_key = new.zip_key,
-               updated_at = new.at, completed_at = new.at
-             where id = new.id;
-             insert into events_outbox (id, team_id, action, payload, occurred_at, status, attempts, next_attempt_at)
-             values (new.event_id, new.team_id, new.action, new.payload, new.at, 'dispatched', 1, new.at);
-             insert into webhook_deliveries (id, team_id, webhook_id, event_id, export_id, action, url, payload,
-               status, attempt_count, next_attempt_at, created_at, updated_at)
-             select ${['id', 'team_id', 'webhook_id', 'event_id', 'export_id', 'action', 'url', 'payload'].map(delivery).join(', ')},
-               'pending', 0, ${delivery('at')}, ${delivery('at')}, ${delivery('at')}
-             from json_each(new.deliveries) as d;
-           end`,
-        )
-        .execute(db);
+      await createExportFinishes(db, { job: false });
     },
   };
+}
+
+/**
+ * The `export_finishes` view and its trigger. With `job` (migration 0024), a row may also name the job whose run
+ * finishes the export (`job_id`, `job_instance`): the trigger marks that job done in the same statement, while that
+ * instance holds it, as the job table's own settle would (jobs/local-queue.ts markDone).
+ */
+export async function createExportFinishes(db: Kysely<unknown>, options: { job: boolean }) {
+  const jobColumns = options.job ? ', job_id, job_instance' : '';
+  const jobNulls = options.job ? ', null, null' : '';
+  await sql
+    .raw(
+      `create view export_finishes (id, status, error_log, zip_key, at, event_id, team_id, action, payload,
+        deliveries, creative_id, creative${jobColumns}) as
+      select null, null, null, null, null, null, null, null, null, null, null, null${jobNulls} where 0`,
+    )
+    .execute(db);
+  const delivery = (field: string) => `d.value ->> '${field}'`;
+  const jobDone = options.job
+    ? `update jobs set status = 'done', lease_until = null, last_error = null, updated_at = new.at
+       where id = new.job_id and locked_by = new.job_instance and status = 'running';`
+    : '';
+  await sql
+    .raw(
+      `create trigger export_finishes_insert instead of insert on export_finishes
+       begin
+         select raise(abort, '${EXPORT_SETTLED}')
+         where not exists (select 1 from exports where id = new.id and status in ('pending', 'inProgress'))
+           or (new.creative_id is not null and not exists (select 1 from export_creatives
+             where id = new.creative_id and status in ('pending', 'inProgress')));
+         update export_creatives set ${SETTLED_COLUMNS.map((c) => `${c} = new.creative ->> '${c}'`).join(', ')},
+           progress = 1, updated_at = new.at
+         where id = new.creative_id;
+         update exports set status = new.status, error_log = new.error_log, zip_key = new.zip_key,
+           updated_at = new.at, completed_at = new.at
+         where id = new.id;
+         insert into events_outbox (id, team_id, action, payload, occurred_at, status, attempts, next_attempt_at)
+         values (new.event_id, new.team_id, new.action, new.payload, new.at, 'dispatched', 1, new.at);
+         insert into webhook_deliveries (id, team_id, webhook_id, event_id, export_id, action, url, payload,
+           status, attempt_count, next_attempt_at, created_at, updated_at)
+         select ${['id', 'team_id', 'webhook_id', 'event_id', 'export_id', 'action', 'url', 'payload'].map(delivery).join(', ')},
+           'pending', 0, ${delivery('at')}, ${delivery('at')}, ${delivery('at')}
+         from json_each(new.deliveries) as d;
+         ${jobDone}
+       end`,
+    )
+    .execute(db);
 }

@@ -64,6 +64,11 @@ export interface ExportFinish {
    * statement of its own on SQLite): written only while the file is unsettled, and the export is finished only then.
    */
   settle?: { creativeId: string; outcome: CreativeOutcome };
+  /**
+   * The job-table job whose run finishes the export (issue 21, stop 23): marked done in the same statement, while
+   * `instance` holds it, so that the queue does not settle it with a write and a commit of its own.
+   */
+  job?: { id: string; instance: string };
 }
 
 /** An outbox event stored dispatched: its deliveries are written with it. */
@@ -150,6 +155,8 @@ const FINISH_COLUMNS = {
   deliveries: 'deliveries',
   creativeId: 'creative_id',
   creative: 'creative',
+  jobId: 'job_id',
+  jobInstance: 'job_instance',
 } as const;
 const finishStatement = preparedBy<null, Record<keyof typeof FINISH_COLUMNS, unknown>, unknown>(
   (_db, p) => {
@@ -271,6 +278,8 @@ export function createDeliveryRepository(db: Kysely<Database>) {
             deliveries,
             creativeId: finish.settle?.creativeId ?? null,
             creative: finish.settle ? JSON.stringify(settledColumns(finish.settle.outcome)) : null,
+            jobId: finish.job?.id ?? null,
+            jobInstance: finish.job?.instance ?? null,
           });
           return true;
         } catch (error) {
@@ -306,6 +315,11 @@ export function createDeliveryRepository(db: Kysely<Database>) {
             0, r.at, r.at, r.at
           from f, json_to_recordset(${deliveries}::json) as r(id text, team_id integer, webhook_id integer,
             event_id text, export_id text, action text, url text, payload text, at text)
+        ), j as (
+          update jobs set status = 'done', lease_until = null, last_error = null, updated_at = ${at}
+          from f
+          where jobs.id = ${finish.job?.id ?? null} and jobs.locked_by = ${finish.job?.instance ?? null}
+            and jobs.status = 'running'
         )
         select count(*)::integer as finished from f
       `.execute(db);
