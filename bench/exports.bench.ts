@@ -13,6 +13,12 @@ import { printTable } from './table.js';
 
 /** Exports per loaded run; the unloaded runs (concurrency 1) make a fifth as many. */
 const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 150);
+/**
+ * Exports made before anything is measured, at concurrency 4. The first measured row (c=1) came after ten, while V8
+ * was still compiling the export path: its main-thread CPU fell from 3.6 to 2.9 and 2.6 ms per export over three runs
+ * of 1,000 back to back on one service (issue 21, stop 23). A service that makes thousands of exports a day is warm.
+ */
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 3000);
 const CONCURRENCY = 16;
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
@@ -285,8 +291,9 @@ export async function benchExports() {
       route: '/v1/export',
       body: { creativeHash: set, type: 'png', webhookUrl: `${hooks.url}?n=${encodeURIComponent(label)}` },
     });
-    // Warm-up (threads started, fonts and the photo loaded, statements prepared): not measured.
-    await run(service, hooks, jpg, 4 * threads, threads);
+    // Warm-up (threads started, fonts and the photo loaded, statements prepared, the export path compiled by V8):
+    // not measured.
+    await run(service, hooks, jpg, Math.max(4 * threads, WARM_UP), 4);
     await run(service, hooks, pngSet, threads, threads);
 
     const unloaded = Math.max(20, Math.round(EXPORTS / 2));
