@@ -18,7 +18,7 @@ const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 150);
  * was still compiling the export path: its main-thread CPU fell from 3.6 to 2.9 and 2.6 ms per export over three runs
  * of 1,000 back to back on one service (issue 21, stop 23). A service that makes thousands of exports a day is warm.
  */
-const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 3000);
+export const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 3000);
 const CONCURRENCY = 16;
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
@@ -38,7 +38,7 @@ function close(server: http.Server): Promise<void> {
 type Service = RunningService;
 
 /** The photo of the 300x250 fixture. */
-async function serveMedia() {
+export async function serveMedia() {
   const photo = await sharp({
     create: { width: 600, height: 280, channels: 3, background: '#0EA5E9' },
   })
@@ -63,7 +63,7 @@ interface Arrival {
 }
 
 /** Times webhook arrivals by export id; wait(id) resolves once that export's webhook has come. */
-async function webhookReceiver() {
+export async function webhookReceiver() {
   const arrivals = new Map<string, Arrival>();
   const waiting = new Map<string, (arrival: Arrival) => void>();
   const server = http.createServer((req, res) => {
@@ -134,7 +134,7 @@ async function drained(service: Service) {
   while ((await scrape(service)).depth > 0) await new Promise((r) => setTimeout(r, 50));
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
@@ -170,10 +170,10 @@ function mainThreadCpuMs(pid: number): number {
   return ticks * 10;
 }
 
-type Request = (label: string) => { route: string; body: object };
+export type Request = (label: string) => { route: string; body: object };
 
 /** `count` requests, `concurrency` at a time, each waiting for its export's webhook. */
-async function run(
+export async function run(
   service: Service,
   hooks: Awaited<ReturnType<typeof webhookReceiver>>,
   request: Request,
@@ -253,12 +253,43 @@ async function poolRate(job: RenderJob, count: number) {
   }
 }
 
+/** The bench's 300x250 banner, its photo served by `mediaUrl`. */
+export function benchBanner(mediaUrl: string): Json {
+  const banner = structuredClone(DESIGN_DOCUMENT_EXAMPLE) as Json;
+  banner.sizes[0].slides[0].elements.find((e: Json) => e.name === 'photo').src = mediaUrl;
+  return banner;
+}
+
+/** `banner` imported as a template into a project of its own: the project and the template's hash. */
+export async function importBanner(service: Service, banner: Json) {
+  const brandKit = await service.api('POST', '/v1/brandkits/create', { name: 'Bench kit' });
+  const project = await service.api('POST', '/v1/projects', {
+    name: 'Bench',
+    brandKitId: brandKit.json.response.brandKit.id,
+  });
+  const projectId = project.json.response.project.id;
+  const single = (
+    await service.api('POST', '/v1/templates/import', { projectId, name: 'Bench banner', document: banner })
+  ).json.response.template.id as string;
+  return { projectId, single };
+}
+
+/**
+ * A plain JPG export of the banner; the webhook URL is part of the cache key, so a query of its own per export makes
+ * every request a miss (a real render) without creating a design per export.
+ */
+export function jpgExport(templateHash: string, hookUrl: string): Request {
+  return (label) => ({
+    route: '/v1/export',
+    body: { creativeHash: templateHash, type: 'jpg', webhookUrl: `${hookUrl}?n=${encodeURIComponent(label)}` },
+  });
+}
+
 export async function benchExports() {
   const threads = os.availableParallelism();
   const media = await serveMedia();
   const hooks = await webhookReceiver();
-  const banner = structuredClone(DESIGN_DOCUMENT_EXAMPLE) as Json;
-  banner.sizes[0].slides[0].elements.find((e: Json) => e.name === 'photo').src = media.url;
+  const banner = benchBanner(media.url);
   const jpgSettings = { scale: 1, quality: 90 };
   const poolPerSecond = await poolRate(
     { document: readDocument(banner), sizeIndex: 0, slideIndex: 0, format: 'jpg', settings: jpgSettings },
@@ -266,27 +297,14 @@ export async function benchExports() {
   );
   const service = await startService({}, { team: true });
   try {
-    const brandKit = await service.api('POST', '/v1/brandkits/create', { name: 'Bench kit' });
-    const project = await service.api('POST', '/v1/projects', {
-      name: 'Bench',
-      brandKitId: brandKit.json.response.brandKit.id,
-    });
-    const projectId = project.json.response.project.id;
-    const single = (
-      await service.api('POST', '/v1/templates/import', { projectId, name: 'Bench banner', document: banner })
-    ).json.response.template.id as string;
+    const { projectId, single } = await importBanner(service, banner);
     const iab = DEMO_DESIGNS.find((d) => d.document.sizes.length === 4);
     if (!iab) throw new Error('the demo designs have no 4-size set');
     const set = (
       await service.api('POST', '/v1/templates/import', { projectId, name: 'Bench set', document: iab.document })
     ).json.response.template.id as string;
 
-    // A plain export of the banner; the webhook URL is part of the cache key, so a query of its own per export makes
-    // every request a miss (a real render) without creating a design per export.
-    const jpg: Request = (label) => ({
-      route: '/v1/export',
-      body: { creativeHash: single, type: 'jpg', webhookUrl: `${hooks.url}?n=${encodeURIComponent(label)}` },
-    });
+    const jpg = jpgExport(single, hooks.url);
     const pngSet: Request = (label) => ({
       route: '/v1/export',
       body: { creativeHash: set, type: 'png', webhookUrl: `${hooks.url}?n=${encodeURIComponent(label)}` },

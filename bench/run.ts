@@ -12,6 +12,7 @@ import { benchFairness } from './fairness.bench.js';
 import { benchFonts } from './fonts.bench.js';
 import { benchHtml5 } from './html5.bench.js';
 import { benchMotion } from './motion.bench.js';
+import { benchPaired } from './paired.bench.js';
 import { benchPreflight } from './preflight.bench.js';
 import { benchRender } from './render.bench.js';
 import { benchRenderUrl } from './render-url.bench.js';
@@ -28,6 +29,7 @@ const SECTIONS: Record<string, () => Promise<void>> = {
   fonts: benchFonts,
   html5: benchHtml5,
   motion: benchMotion,
+  paired: benchPaired,
   preflight: benchPreflight,
   render: benchRender,
   'render-url': benchRenderUrl,
@@ -38,7 +40,8 @@ const SECTIONS: Record<string, () => Promise<void>> = {
 
 const HELP = `npm run bench [-- section…]: runs the named sections, or every section when none is named.
 sections: ${Object.keys(SECTIONS).join(', ')}
-environment: BENCH_EXPORTS (exports per run, exports section), BENCH_BATCH_ROWS (rows per batch, batch section), BENCH_BATCH_ROUNDS (rounds per type, batch section), BENCH_SERVICE_ARGS (node flags of the service,
+environment: BENCH_EXPORTS (exports per run, exports section), BENCH_WARM_UP (exports before the exports and paired
+sections measure, default 3000), BENCH_VS (another built checkout, paired section), BENCH_PAIRED_ROUNDS (default 6), BENCH_BATCH_ROWS (rows per batch, batch section), BENCH_BATCH_ROUNDS (rounds per type, batch section), BENCH_SERVICE_ARGS (node flags of the service,
 e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(HELP);

@@ -43,6 +43,8 @@ export interface RunningService {
 export interface ServiceOptions {
   /** No demo: a team of its own made with `placard admin create-team` first (its credential). Default false. */
   team?: boolean;
+  /** The checkout whose built `bin/placard.js` runs (the paired bench's other build). Default: this one. */
+  checkout?: string;
 }
 
 /** Environment a process must not inherit for the embedded shape (the bench may run with a scaled-out env). */
@@ -53,10 +55,11 @@ function nodeArgs(): string[] {
 }
 
 /** Spawns `placard <command>` on a free port and waits for its /readyz (60 s: a loaded 2-core machine is slow). */
-async function startProcess(command: 'serve' | 'worker', env: NodeJS.ProcessEnv, dataDir: string) {
+async function startProcess(command: 'serve' | 'worker', env: NodeJS.ProcessEnv, dataDir: string, checkout?: string) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs(), 'bin/placard.js', command], {
+    cwd: checkout,
     env: { ...env, PORT: String(port), PLACARD_PUBLIC_URL: env.PLACARD_PUBLIC_URL || url, PLACARD_DATA_DIR: dataDir },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -80,13 +83,13 @@ async function startProcess(command: 'serve' | 'worker', env: NodeJS.ProcessEnv,
   };
 }
 
-function createTeam(env: NodeJS.ProcessEnv): { clientId: string; clientSecret: string } {
+function createTeam(env: NodeJS.ProcessEnv, checkout?: string): { clientId: string; clientSecret: string } {
   // It prints the team and user ids too; the token wants the credential alone.
   const { clientId, clientSecret } = JSON.parse(
     execFileSync(
       process.execPath,
       ['bin/placard.js', 'admin', 'create-team', '--name', 'Bench', '--owner-email', 'owner@bench.local'],
-      { env, encoding: 'utf8' },
+      { env, encoding: 'utf8', cwd: checkout },
     ),
   );
   return { clientId, clientSecret };
@@ -175,8 +178,8 @@ export async function startService(
   };
   for (const name of SCALED_OUT_ENV) if (!(name in env)) delete full[name];
   let credentials: { clientId: string; clientSecret: string } | null = null;
-  if (options.team) credentials = createTeam({ ...full, PLACARD_DATA_DIR: dataDir });
-  const service = await startProcess('serve', full, dataDir);
+  if (options.team) credentials = createTeam({ ...full, PLACARD_DATA_DIR: dataDir }, options.checkout);
+  const service = await startProcess('serve', full, dataDir, options.checkout);
   if (!credentials) {
     // The file also holds the demo Owner's studio sign-in (email, password); the token wants the credential alone.
     const { clientId, clientSecret } = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'));

@@ -463,6 +463,7 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       failure = asError(error);
     }
     if (execution.abandoned) return;
+    // The handler's own last write settled the row (Job.inline).
     if (!failure && settledInline) return;
     if (!failure) {
       const done = await markDone(db, { id: row.id, instance: instanceId, at: iso(clock()) });
