@@ -78,6 +78,18 @@ function jobsOf(creatives: NewCreative[], group: string) {
   );
 }
 
+/** A new export/complete event of the test's team, stored dispatched by a finish. */
+function completeEvent() {
+  const id = randomUUID();
+  return {
+    id,
+    teamId: t.owner.teamId,
+    action: 'export/complete',
+    payload: JSON.stringify({ id }),
+    occurredAt: new Date().toISOString(),
+  };
+}
+
 test('an export accepted in one statement is answered as it is stored', async () => {
   const repo = createExportRepository(db());
   const { row, creatives } = newExport(3);
@@ -227,16 +239,6 @@ test('a finish writes the export, its event and its deliveries once; a second on
 test("a finish that settles the export's one file writes both, or neither once the file is settled", async () => {
   const exports = createExportRepository(db());
   const deliveries = createDeliveryRepository(db());
-  const event = () => {
-    const id = randomUUID();
-    return {
-      id,
-      teamId: t.owner.teamId,
-      action: 'export/complete',
-      payload: JSON.stringify({ id }),
-      occurredAt: new Date().toISOString(),
-    };
-  };
   const outcome = {
     status: 'complete' as const,
     blobKey: 'exports/e/c.jpg',
@@ -250,7 +252,7 @@ test("a finish that settles the export's one file writes both, or neither once t
   await exports.insertAtOnce(row, creatives, jobsOf(creatives, `team:${t.owner.teamId}`));
   const settle = { creativeId: creatives[0].id, outcome };
   const finish = { id: row.id, status: 'complete' as const, errorLog: null, zipKey: null, settle };
-  const first = event();
+  const first = completeEvent();
   const before = t.runtime.db.statements();
   assert.equal(await deliveries.finishExport(finish, first, []), true);
   if (!t.postgres) assert.equal(t.runtime.db.statements() - before, 1, 'one statement on SQLite');
@@ -265,7 +267,7 @@ test("a finish that settles the export's one file writes both, or neither once t
   const other = newExport(1);
   await exports.insertAtOnce(other.row, other.creatives, jobsOf(other.creatives, `team:${t.owner.teamId}`));
   await exports.settleCreative(other.creatives[0].id, { status: 'failed', code: 'RENDER_TIMEOUT', message: 'slow' });
-  const second = event();
+  const second = completeEvent();
   const again = { ...finish, id: other.row.id, settle: { creativeId: other.creatives[0].id, outcome } };
   assert.equal(await deliveries.finishExport(again, second, []), false);
   const [otherFile] = await exports.creativesOf(other.row.id);
@@ -280,16 +282,6 @@ test('a finish that names its job marks it done while that instance holds it, an
   // 0024 on SQLite, the WITH on PostgreSQL): the queue's settle of the same row would be a write of its own.
   const exports = createExportRepository(db());
   const deliveries = createDeliveryRepository(db());
-  const event = () => {
-    const id = randomUUID();
-    return {
-      id,
-      teamId: t.owner.teamId,
-      action: 'export/complete',
-      payload: '{}',
-      occurredAt: new Date().toISOString(),
-    };
-  };
   const running = async (holder: string) => {
     const { row, creatives } = newExport(1);
     await exports.insertAtOnce(row, creatives, jobsOf(creatives, `team:${t.owner.teamId}`));
@@ -305,7 +297,7 @@ test('a finish that names its job marks it done while that instance holds it, an
   const finish = (id: string) => ({ id, status: 'complete' as const, errorLog: null, zipKey: null });
 
   const mine = await running('me');
-  const done = event();
+  const done = completeEvent();
   const before = t.runtime.db.statements();
   assert.equal(
     await deliveries.finishExport({ ...finish(mine.id), job: { id: mine.job, instance: 'me' } }, done, []),
@@ -319,16 +311,20 @@ test('a finish that names its job marks it done while that instance holds it, an
   // Held by another instance (this one lost its lease): the export is finished, the job is the holder's to settle.
   const theirs = await running('them');
   assert.equal(
-    await deliveries.finishExport({ ...finish(theirs.id), job: { id: theirs.job, instance: 'me' } }, event(), []),
+    await deliveries.finishExport(
+      { ...finish(theirs.id), job: { id: theirs.job, instance: 'me' } },
+      completeEvent(),
+      [],
+    ),
     true,
   );
   assert.equal((await jobRow(theirs.job))[0].status, 'running');
 
   // Finished already: nothing is written, the job included, and the caller is told (the queue settles the job).
   const again = await running('me');
-  await deliveries.finishExport(finish(again.id), event(), []);
+  await deliveries.finishExport(finish(again.id), completeEvent(), []);
   assert.equal(
-    await deliveries.finishExport({ ...finish(again.id), job: { id: again.job, instance: 'me' } }, event(), []),
+    await deliveries.finishExport({ ...finish(again.id), job: { id: again.job, instance: 'me' } }, completeEvent(), []),
     false,
   );
   assert.equal((await jobRow(again.job))[0].status, 'running');
