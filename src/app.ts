@@ -287,6 +287,7 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     allowPrivateUrls: config.allowPrivateUrls,
     allowedPrivateHosts: config.allowedPrivateHosts,
     retryDelaysMs: deps.webhookRetryDelaysMs,
+    thread: true,
     onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
     log,
   });

@@ -2,12 +2,10 @@
 // in the transaction that marks the event dispatched; a `webhook.deliver` job POSTs each delivery, signed as Standard
 // Webhooks does, through the SSRF guard, and the queue retries it with backoff until a 2xx or the last attempt.
 // Deliveries are rows, so a crash loses nothing: the sweep enqueues again what a crash left without a job.
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { ALLOWED_PRIVATE_HOSTS_SETTING } from '../config.js';
-import { AppError } from '../errors.js';
 import { type EnqueueOptions, type Job, type JobQueue, retryDelayAfter } from '../jobs/job-queue.js';
 import { createUrlGuard, forbiddenAddressReason, privateAllowance, type UrlGuard } from '../net/url-guard.js';
 import { TopicCache } from '../storage/db/invalidation.js';
@@ -26,6 +24,8 @@ import type { Database } from '../storage/db/schema.js';
 import { type ActionName, WEBHOOK_ACTIONS } from './catalogue.js';
 import type { Delivery } from './delivery.schema.js';
 import { type EventPayload, eventPayload, type NewEvent, recordEvent } from './outbox.js';
+import { type AttemptResult, createWebhookCaller } from './webhook-call.js';
+import { startWebhookThread } from './webhook-thread.js';
 
 export type DeliveryNode = Static<typeof Delivery>;
 export type DeliveryOutcome = 'succeeded' | 'retried' | 'failed';
@@ -35,8 +35,6 @@ export const DEFAULT_DELIVERY_RETRY_DELAYS_MS: readonly number[] = [
   10_000, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000,
 ];
 
-export const USER_AGENT = 'Placard-Webhooks/1';
-
 /** The sweep leaves alone what is less late than this: a job waiting out its jitter is not lost. */
 const OVERDUE_MS = 120_000;
 /**
@@ -44,8 +42,6 @@ const OVERDUE_MS = 120_000;
  * its first attempt in process: the sweep gives it a job. A job that holds it already is not run twice (same job id).
  */
 const UNTRIED_GRACE_MS = 20_000;
-/** What is read of a receiver's answer before the connection is dropped; only the status matters. */
-const ANSWER_BYTES = 4096;
 const BATCH = 100;
 /** An event whose dispatch failed (it stays pending) is tried again after this. */
 const DISPATCH_RETRY_MS = 60_000;
@@ -53,13 +49,6 @@ const DISPATCH_RETRY_MS = 60_000;
 /** A Standard Webhooks secret: `whsec_` and the base64 of 32 random bytes (the HMAC-SHA256 key). */
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-/** `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`, keyed by the base64-decoded part after `whsec_`. */
-export function signPayload(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
-  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
-  return `v1,${mac}`;
 }
 
 /**
@@ -147,6 +136,11 @@ export interface WebhookDeliveriesOptions {
   log?: DeliveriesLog;
   /** The SSRF guard. Default: createUrlGuard({ allowPrivateUrls }). */
   guard?: UrlGuard;
+  /**
+   * Make the calls on a thread of their own (webhook-thread.ts; the service does), started on the first call. Not
+   * with `guard`, which stays in this process. Default false: in this process.
+   */
+  thread?: boolean;
 }
 
 export interface ExportDelivery {
@@ -210,35 +204,12 @@ export interface WebhookDeliveries {
   idle(): Promise<void>;
 }
 
-interface AttemptResult {
-  statusCode: number | null;
-  error: string | null;
-  /** The guard refused the URL: no later attempt can do better. */
-  refused: boolean;
-}
-
 /** The attempt failed; thrown so that the queue retries the job. */
 export class DeliveryAttemptFailed extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'DeliveryAttemptFailed';
   }
-}
-
-function drain(response: IncomingMessage, limit: number): Promise<void> {
-  return new Promise((resolve) => {
-    let read = 0;
-    response.on('data', (chunk: Buffer) => {
-      read += chunk.length;
-      if (read >= limit) {
-        response.destroy();
-        resolve();
-      }
-    });
-    response.once('end', resolve);
-    response.once('error', () => resolve());
-    response.once('close', resolve);
-  });
 }
 
 export function createWebhookDeliveries(options: WebhookDeliveriesOptions): WebhookDeliveries {
@@ -253,6 +224,17 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
       allowPrivateUrls: options.allowPrivateUrls,
       allowedPrivateHosts: options.allowedPrivateHosts,
     });
+  const callHere = createWebhookCaller(guard, timeoutMs);
+  // The calls go to a thread of their own (webhook-thread.ts), which builds the same guard from the same settings; a
+  // guard given here (the tests' fake DNS) cannot go there, and its calls are made in this process.
+  const webhookThread =
+    options.thread && !options.guard
+      ? startWebhookThread({
+          allowPrivateUrls: options.allowPrivateUrls,
+          allowedPrivateHosts: options.allowedPrivateHosts ?? [],
+          timeoutMs,
+        })
+      : null;
   const repo = createDeliveryRepository(db);
   const webhooks = createWebhookRepository(db);
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -389,55 +371,8 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   }
 
   async function post(row: Pick<DeliveryRow, 'id' | 'url' | 'payload'>, secret: string): Promise<AttemptResult> {
-    // A timer cleared when the call ends: AbortSignal.timeout's would fire long after a 2 ms call, building a
-    // DOMException with its stack for every delivery (issue 21).
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs).unref();
-    try {
-      return await postWithin(row, secret, controller.signal);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async function postWithin(
-    row: Pick<DeliveryRow, 'id' | 'url' | 'payload'>,
-    secret: string,
-    signal: AbortSignal,
-  ): Promise<AttemptResult> {
-    const timestamp = Math.floor(clock() / 1000);
-    const headers = {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(row.payload),
-      'user-agent': USER_AGENT,
-      'webhook-id': row.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signPayload(secret, row.id, timestamp, row.payload),
-    };
-    let target: Awaited<ReturnType<UrlGuard['check']>>;
-    try {
-      target = await guard.check(row.url, { signal });
-    } catch (error) {
-      if (signal.aborted) return { statusCode: null, error: `no answer within ${timeoutMs} ms`, refused: false };
-      const message = error instanceof Error ? error.message : String(error);
-      // The guard words a host that does not resolve "cannot be fetched": DNS may answer later, a rule never will.
-      const refused = error instanceof AppError && !message.includes('cannot be fetched');
-      return { statusCode: null, error: message, refused };
-    }
-    try {
-      const response = await guard.open(target, {
-        method: 'POST',
-        headers,
-        body: row.payload,
-        signal,
-        keepAlive: true,
-      });
-      await drain(response, ANSWER_BYTES);
-      return { statusCode: response.statusCode ?? null, error: null, refused: false };
-    } catch (error) {
-      if (signal.aborted) return { statusCode: null, error: `no answer within ${timeoutMs} ms`, refused: false };
-      return { statusCode: null, error: error instanceof Error ? error.message : String(error), refused: false };
-    }
+    const call = { id: row.id, url: row.url, payload: row.payload, secret, timestamp: Math.floor(clock() / 1000) };
+    return webhookThread ? webhookThread.call(call) : callHere(call);
   }
 
   async function deliver(job: Job<'webhook.deliver'>): Promise<void> {
@@ -675,6 +610,7 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
       dispatchTimer = null;
       sweepTimer = null;
       await Promise.all([dispatching, sweeping, ...sending.values()]);
+      await webhookThread?.close();
     },
 
     kick,

@@ -13,12 +13,11 @@ import {
   createWebhookDeliveries,
   type DeliveryOutcome,
   newSigningSecret,
-  signPayload,
-  USER_AGENT,
   type WebhookDeliveriesOptions,
   webhookUrlProblem,
 } from '../../src/events/deliveries.js';
 import { recordEvent } from '../../src/events/outbox.js';
+import { signPayload, USER_AGENT } from '../../src/events/webhook-call.js';
 import {
   type EnqueueOptions,
   type Job,

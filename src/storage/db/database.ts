@@ -6,9 +6,9 @@ import SQLite from 'better-sqlite3';
 import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
-import { groupCommitDialect } from './group-commit.js';
 import { listenForInvalidations } from './invalidation.js';
 import type { Database } from './schema.js';
+import { sqliteThreadDialect } from './sqlite-thread.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -88,24 +88,30 @@ export function openDatabase(options: DbOptions): Db {
   // with 0600 before SQLite opens it (SQLite would create it with the umask); an existing file is narrowed too.
   fs.closeSync(fs.openSync(dbPath, 'a', 0o600));
   fs.chmodSync(dbPath, 0o600);
-  const file = new SQLite(dbPath);
-  file.pragma('journal_mode = WAL');
-  file.pragma('foreign_keys = ON');
-  file.pragma('busy_timeout = 5000');
-  file.pragma('synchronous = NORMAL');
-  file.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
-  // Reads of the file are copies from the memory map rather than read() calls (issue 21: `read` and `fstat` showed in
-  // the main thread's profile).
-  file.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
-  // Statement journals (a write inside a group commit's transaction keeps one, to undo itself alone) and sorts stay in
-  // memory: a journal over 64 KiB went to a file in /var/tmp that SQLite created and unlinked, seven system calls on
-  // the main thread for every other export at c=16 (issue 21, stop 23). What they hold is bounded by one statement.
-  file.pragma('temp_store = MEMORY');
-  // A WAL that grew (a burst of writes) is cut back to this when it restarts.
-  file.pragma(`journal_size_limit = ${SQLITE_WAL_LIMIT_BYTES}`);
-  const dialect = groupCommitDialect({
-    file,
-    prepare: statementCache(file),
+  // Opened here once, so that a file SQLite cannot open fails at once, with its own message; the connection the
+  // service uses is the thread's (sqlite-thread.ts). The WAL is a setting of the file: kept from here on.
+  const probe = new SQLite(dbPath);
+  probe.pragma('journal_mode = WAL');
+  probe.close();
+  const checkpoints = options.checkpointEveryMs !== 0;
+  const dialect = sqliteThreadDialect({
+    file: dbPath,
+    pragmas: [
+      'foreign_keys = ON',
+      'busy_timeout = 5000',
+      'synchronous = NORMAL',
+      `cache_size = -${SQLITE_CACHE_KIB}`,
+      // Reads of the file are copies from the memory map rather than read() calls (issue 21: `read` and `fstat` showed
+      // in the profile).
+      `mmap_size = ${SQLITE_MMAP_BYTES}`,
+      // Statement journals (a write inside a group commit's transaction keeps one, to undo itself alone) and sorts
+      // stay in memory: a journal over 64 KiB went to a file in /var/tmp that SQLite created and unlinked, seven
+      // system calls for every other export at c=16 (issue 21, stop 23). What they hold is bounded by one statement.
+      'temp_store = MEMORY',
+      // A WAL that grew (a burst of writes) is cut back to this when it restarts.
+      `journal_size_limit = ${SQLITE_WAL_LIMIT_BYTES}`,
+      ...(checkpoints ? ['wal_autocheckpoint = 0'] : []),
+    ],
     // A group's begin and commit are statements too: counted and traced like those Kysely sends.
     onGroupStatement: (text, writes) => {
       statements += 1;
@@ -116,8 +122,7 @@ export function openDatabase(options: DbOptions): Db {
   let checkpointer: Checkpointer | undefined;
   // The WAL is checkpointed on a thread of its own (checkpointer.ts); if that thread cannot run, SQLite's own
   // checkpoints on commit come back.
-  if (options.checkpointEveryMs !== 0) {
-    file.pragma('wal_autocheckpoint = 0');
+  if (checkpoints) {
     checkpointer = startCheckpointer(dbPath, {
       everyMs: options.checkpointEveryMs ?? 200,
       // Through Kysely, so that it runs between statements and never inside another caller's transaction.
@@ -125,7 +130,7 @@ export function openDatabase(options: DbOptions): Db {
         await sql`pragma wal_checkpoint(PASSIVE)`.execute(kysely);
       },
       onFailure: () => {
-        if (file.open) file.pragma('wal_autocheckpoint = 1000');
+        sql`pragma wal_autocheckpoint = 1000`.execute(kysely).catch(() => undefined);
       },
     });
   }
@@ -157,24 +162,4 @@ function origin(): string {
 /** ISO 8601 UTC with milliseconds, the one timestamp format of the service. */
 export function now(): string {
   return new Date().toISOString();
-}
-
-/**
- * Kysely prepares every query anew, and preparing costs as much as running a small query; this keeps the last few
- * hundred statements prepared. Reusing one statement is safe because every use runs to completion synchronously
- * (`all`/`run`); nothing streams with `iterate`, which would hold a statement open.
- */
-function statementCache(file: SQLite.Database, size = 500): (text: string) => SQLite.Statement {
-  const cache = new Map<string, SQLite.Statement>();
-  return (text) => {
-    let statement = cache.get(text);
-    if (statement) {
-      cache.delete(text);
-    } else {
-      statement = file.prepare(text);
-      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
-    }
-    cache.set(text, statement);
-    return statement;
-  };
 }

@@ -1,6 +1,6 @@
-// SQLite's group commit (src/storage/db/group-commit.ts): the writes of one turn of the event loop commit together,
-// each caller is answered after the commit, and a failing write costs only its own caller. Checked on a real database
-// file, read back over a second connection that sees only what was committed.
+// SQLite on its own thread (src/storage/db/sqlite-thread.ts) and its group commit: the writes of one turn of the
+// event loop commit together, each caller is answered after the commit, and a failing write costs only its own caller.
+// Checked on a real database file, read back over a second connection that sees only what was committed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,14 +8,13 @@ import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { groupCommitDialect } from '../../../src/storage/db/group-commit.js';
+import { sqliteThreadDialect } from '../../../src/storage/db/sqlite-thread.js';
 
 interface Tables {
   notes: { id: number; body: string };
 }
 
 let dir: string;
-let file: SQLite.Database;
 let reader: SQLite.Database;
 let db: Kysely<Tables>;
 const groups: Array<{ text: string; writes: number }> = [];
@@ -23,12 +22,10 @@ const sent: string[] = [];
 
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-group-commit-'));
-  file = new SQLite(path.join(dir, 'db.sqlite'));
-  file.pragma('journal_mode = WAL');
   db = new Kysely<Tables>({
-    dialect: groupCommitDialect({
-      file,
-      prepare: (text) => file.prepare(text),
+    dialect: sqliteThreadDialect({
+      file: path.join(dir, 'db.sqlite'),
+      pragmas: ['journal_mode = WAL'],
       onGroupStatement: (text, writes) => groups.push({ text, writes }),
     }),
     log: (event) => {
@@ -125,34 +122,39 @@ test('an error that ends the transaction fails its own write; the writes before 
   assertOnlyTheMiddleFailed(results);
   assert.match(String((results[1] as PromiseRejectedResult).reason), /boom/);
   assert.deepEqual(committed(), ['1:before', '3:after']);
-  assert.equal(file.inTransaction, false);
+  // The connection is out of the transaction: a write alone commits.
+  await db.insertInto('notes').values({ id: 4, body: 'next' }).execute();
+  assert.deepEqual(committed(), ['1:before', '3:after', '4:next']);
 });
 
-test('reads do not wait; a transaction runs its writes at once and the held writes commit after it', async () => {
-  const answered: string[] = [];
-  const held = db
-    .insertInto('notes')
-    .values({ id: 1, body: 'held' })
-    .execute()
-    .then(() => answered.push('write'));
-  // A read issued after the write, in the same turn, is answered first: it does not wait for the write's group, which
-  // has not run yet.
-  const count = await db
-    .selectFrom('notes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  answered.push('read');
+test('a read sent with writes runs before them; writes sent before a transaction commit before it, outside it', async () => {
+  // A read issued after the write, in the same turn, runs before the turn's writes: it does not see the write.
+  const [, count] = await Promise.all([
+    db.insertInto('notes').values({ id: 1, body: 'held' }).execute(),
+    db
+      .selectFrom('notes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
   assert.equal(Number(count.n), 0);
-  await held;
-  assert.deepEqual(answered, ['read', 'write']);
-  // A transaction begun while a write is held runs first; the held write commits after it.
+  assert.deepEqual(committed(), ['1:held']);
+  // A transaction begun while a write is held: the held write commits first, on its own, so that the transaction's
+  // rollback cannot undo it.
   const later = db.insertInto('notes').values({ id: 3, body: 'held too' }).execute();
+  await assert.rejects(
+    db.transaction().execute(async (trx) => {
+      assert.deepEqual(committed(), ['1:held', '3:held too']);
+      await trx.insertInto('notes').values({ id: 2, body: 'in a transaction' }).execute();
+      const rows = await trx.selectFrom('notes').select('body').where('id', '>', 1).orderBy('id').execute();
+      assert.deepEqual(rows, [{ body: 'in a transaction' }, { body: 'held too' }]);
+      throw new Error('undo the transaction');
+    }),
+    /undo the transaction/,
+  );
+  await later;
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('notes').values({ id: 2, body: 'in a transaction' }).execute();
-    const rows = await trx.selectFrom('notes').select('body').where('id', '>', 1).execute();
-    assert.deepEqual(rows, [{ body: 'in a transaction' }]);
   });
-  await later;
   assert.deepEqual(committed(), ['1:held', '2:in a transaction', '3:held too']);
   // A failed transaction is rolled back, and the connection serves the next caller.
   await assert.rejects(
