@@ -4,11 +4,16 @@
 // the row. The fields a render uses never change after the insert; its status may, and is checked where it matters
 // (finishing an export is a conditional update).
 import { LRUCache } from 'lru-cache';
-import type { ExportRow } from '../storage/db/repositories/exports.repository.js';
+import type { CreativeRow, ExportRow } from '../storage/db/repositories/exports.repository.js';
 
 export interface AcceptedExports {
-  /** After the commit that stored the export and its `files` files. */
-  remember(row: ExportRow, files: number): void;
+  /**
+   * After the commit that stored the export and its `files` files; `started`: its one file, stored as being made
+   * because its job was inserted claimed by this process (migration 0025): the render does not start it again.
+   */
+  remember(row: ExportRow, files: number, started?: CreativeRow): void;
+  /** The file stored as being made, once: the first run of its job takes it; a later run starts the file itself. */
+  takeStarted(id: string, creativeId: string): CreativeRow | undefined;
   /** The row as accepted, if it is still kept. */
   peek(id: string): ExportRow | undefined;
   /** How many files the export makes, if it is still kept (one: its render finishes it in the same statement). */
@@ -22,14 +27,21 @@ export interface AcceptedExports {
  * documents' characters at most, so that a backlog of large designs holds no more than that.
  */
 export function createAcceptedExports(max = 1024, maxBytes = 32 * 1024 * 1024): AcceptedExports {
-  const rows = new LRUCache<string, { row: ExportRow; files: number }>({
+  const rows = new LRUCache<string, { row: ExportRow; files: number; started?: CreativeRow }>({
     max,
     maxSize: maxBytes,
     sizeCalculation: ({ row }) => row.document.length + row.settings.length + 1024,
   });
   return {
-    remember: (row, files) => {
-      rows.set(row.id, { row, files });
+    remember: (row, files, started) => {
+      rows.set(row.id, { row, files, started });
+    },
+    takeStarted: (id, creativeId) => {
+      const entry = rows.get(id);
+      const started = entry?.started;
+      if (!entry || started?.id !== creativeId) return undefined;
+      entry.started = undefined;
+      return started;
     },
     peek: (id) => rows.get(id)?.row,
     files: (id) => rows.get(id)?.files,

@@ -69,7 +69,7 @@ export interface ExportProcessorOptions {
   /** Sets a thumbnail on a design that has none yet; false when it has one (a change drew it meanwhile). */
   setMissingThumbnail?: (designHash: string, key: string) => Promise<boolean>;
   /** Exports this process accepted: their rows are not read again for their renders. None: always read. */
-  accepted?: Pick<AcceptedExports, 'peek' | 'files' | 'forget'>;
+  accepted?: Pick<AcceptedExports, 'peek' | 'files' | 'forget' | 'takeStarted'>;
   /** Time budget of one still render (config.renderTimeouts.stillSeconds × 1000). */
   stillBudgetMs: number;
   /** Time budget of one GIF or MP4 render (config.renderTimeouts.videoSeconds × 1000). Default 10 minutes. */
@@ -273,7 +273,13 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   async function renderCreative(job: Job<'export.creative'>): Promise<void> {
     const { exportId, creativeId } = job.payload;
-    const { row, creative } = await repo.startRendering(exportId, creativeId, options.accepted?.peek(exportId));
+    const { row, creative } = await repo.startRendering(
+      exportId,
+      creativeId,
+      options.accepted?.peek(exportId),
+      // Only on the job's first run: a run after a crash of its render starts the file as usual.
+      job.attempt === 1 ? options.accepted?.takeStarted(exportId, creativeId) : undefined,
+    );
     if (!row) return; // deleted with its team
     if (!creative) {
       // Settled already (a job run again after a crash): finish the export if that was left undone.

@@ -100,6 +100,16 @@ export function renderJobsPerThread(blobs: { readonly localRoot?: string }): num
 
 export type JobHandler<K extends JobKind> = (job: Job<K>) => Promise<void>;
 
+/** A slot taken for a job inserted already claimed (JobQueue.transactional.hold). */
+export interface JobHold {
+  /** The values that insert the job claimed by this process. */
+  readonly claim: { status: 'running'; attempts: 1; lease_until: string; locked_by: string };
+  /** After the commit that inserted the job with `claim`: runs it in the slot taken. */
+  launch(values: JobValues): void;
+  /** The insert failed: gives the slot back. */
+  release(): void;
+}
+
 export interface JobQueue {
   enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], options?: EnqueueOptions): Promise<void>;
   /**
@@ -134,6 +144,12 @@ export interface JobQueue {
       jobs: { jobId: string; payload: JobPayloads[K] }[],
       options?: Omit<EnqueueOptions, 'jobId'>,
     ): JobValues[];
+    /**
+     * SQLite: a slot of `kind` taken now for a job that its enqueuer inserts already claimed (issue 21, stop 24: the
+     * claim's statement and round trip saved), or null when the job must wait for a claim like any other. Insert the
+     * job with `claim`'s values, then `launch` it after the commit, or `release` the slot when the insert failed.
+     */
+    hold?(kind: JobKind): JobHold | null;
     /**
      * After the commit: jobs of `kind` may be waiting. Only that kind is looked for, and only if it has a free slot
      * (issue 21: waking every kind made each accept under load claim the other kinds, whose slots were free and whose

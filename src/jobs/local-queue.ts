@@ -13,6 +13,7 @@ import {
   type EnqueueOptions,
   type Job,
   type JobHandler,
+  type JobHold,
   type JobKind,
   type JobPayloads,
   type JobQueue,
@@ -383,9 +384,10 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       .execute();
   }
 
-  function launch(row: JobRow) {
+  /** Runs a claimed row; `held`: its slot was taken already (hold). */
+  function launch(row: JobRow, held = false) {
     const registration = registrations.get(row.kind)!;
-    registration.running += 1;
+    if (!held) registration.running += 1;
     const execution: Execution = {
       id: row.id,
       registration,
@@ -499,6 +501,11 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     execution.renewal = null;
     execution.registration.running -= 1;
     if (active.get(execution.id) === execution) active.delete(execution.id);
+    await requeue(execution.id);
+  }
+
+  /** A row this instance holds back to the queue, its attempt not counted. */
+  async function requeue(id: string) {
     await db
       .updateTable('jobs')
       .set((eb) => ({
@@ -509,10 +516,63 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
         locked_by: null,
         updated_at: iso(clock()),
       }))
-      .where('id', '=', execution.id)
+      .where('id', '=', id)
       .where('locked_by', '=', instanceId)
       .where('status', '=', 'running')
       .execute();
+  }
+
+  /**
+   * A slot of `kind` taken for a job its enqueuer inserts already claimed (SQLite's `export_accepts`, migration 0025),
+   * when taking the next job of the kind needs no claim: a slot is free and the kind has nothing waiting (`dirty`
+   * clear: the last claim found less than it asked for, and nothing was enqueued or came due since), and no claim is
+   * under way. The job would have been claimed next anyway, so fairness between groups is unchanged; a crash after the
+   * commit leaves a running row, which start() takes back as it takes back every row of a process that died.
+   */
+  function hold(kind: JobKind): JobHold | null {
+    const registration = registrations.get(kind);
+    if (dialect !== 'sqlite' || !started || stopping || pumping || dirty.has(kind)) return null;
+    if (!registration || registration.running >= registration.concurrency) return null;
+    registration.running += 1;
+    let ended = false;
+    const claim = {
+      status: 'running',
+      attempts: 1,
+      lease_until: iso(clock() + leaseMs),
+      locked_by: instanceId,
+    } as const;
+    return {
+      claim,
+      launch(values) {
+        if (ended) return;
+        ended = true;
+        if (stopping || !started) {
+          // stop() no longer waits for new work: the row goes back to the queue for the next start.
+          registration.running -= 1;
+          requeue(values.id).catch((error) =>
+            log?.error({ err: error, jobId: values.id }, 'job queue: handing a held job back failed'),
+          );
+          return;
+        }
+        launch(
+          {
+            ...values,
+            ...claim,
+            last_error: null,
+            updated_at: values.created_at,
+            fair_key: 0,
+            seq: 0,
+          } as JobRow,
+          true,
+        );
+      },
+      release() {
+        if (ended) return;
+        ended = true;
+        registration.running -= 1;
+        pump();
+      },
+    };
   }
 
   /**
@@ -650,6 +710,7 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
                 };
               });
             },
+            hold,
           }),
       // After the commit: a claim before it would not see the row (PostgreSQL) or would wait for it (SQLite).
       wake(kind) {

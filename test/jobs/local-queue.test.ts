@@ -479,6 +479,97 @@ describe('local job queue', () => {
     assert.deepEqual([row?.status, row?.updated_at], ['done', '2000-01-01T00:00:00.000Z']);
   });
 
+  test('hold: a job inserted claimed runs in the slot taken, with no claim; none while busy, dirty or stopping', async (t) => {
+    // An export accepted while a render slot is free and nothing waits is inserted with its job claimed by its process
+    // (issue 21, stop 24, migration 0025): no claim statement between the accept and the render.
+    const database = await db();
+    const queue = await queueOf({ pollIntervalMs: 3_600_000, instanceId: 'holder' });
+    const inTable = queue.transactional;
+    if (database.dialect !== 'sqlite' || !inTable?.hold || !inTable.valuesOf) {
+      assert.equal(inTable?.hold, undefined, 'hold is SQLite only');
+      t.skip('the job table holds on SQLite only');
+      return;
+    }
+    const ran: Array<{ id: string; attempt: number }> = [];
+    const release = deferred();
+    queue.process(
+      'export.creative',
+      async (job) => {
+        ran.push({ id: job.id, attempt: job.attempt });
+        if (job.id === 'h1') await release.promise;
+      },
+      { concurrency: 1 },
+    );
+    assert.equal(inTable.hold('export.creative'), null, 'no hold before start');
+    await queue.start();
+    await sleep(50); // start's claim of every kind finds nothing and leaves the kind clean
+    const held = inTable.hold('export.creative');
+    assert.ok(held, 'a free slot and nothing waiting: held');
+    assert.deepEqual([held.claim.status, held.claim.attempts, held.claim.locked_by], ['running', 1, 'holder']);
+    assert.equal(inTable.hold('export.creative'), null, 'the one slot is taken by the hold');
+    const [values] = inTable.valuesOf('export.creative', [
+      { jobId: 'h1', payload: { exportId: 'e', creativeId: 'h1' } },
+    ]);
+    const job = { ...values, ...held.claim };
+    await insertRow({ ...job, kind: 'export.creative', last_error: null, updated_at: job.created_at });
+    const before = database.statements();
+    held.launch(job);
+    await sleep(50);
+    assert.deepEqual(ran, [{ id: 'h1', attempt: 1 }]);
+    assert.equal(database.statements() - before, 0, 'the held job started without a claim');
+    assert.equal(inTable.hold('export.creative'), null, 'busy while the held job runs');
+    release.resolve();
+    await sleep(100);
+    assert.equal((await rowOf('h1'))?.status, 'done');
+    // A job enqueued makes the kind dirty: the next one waits for a claim like any other, in its fair turn.
+    await queue.enqueue('export.creative', { exportId: 'e', creativeId: 'q1' }, { jobId: 'q1' });
+    assert.equal(inTable.hold('export.creative'), null, 'held while a job waits for its claim');
+    await sleep(100);
+    assert.ok(
+      ran.some((r) => r.id === 'q1'),
+      'the queued job was claimed',
+    );
+    // A hold given back frees its slot.
+    const again = inTable.hold('export.creative');
+    assert.ok(again, 'free and clean again after the claim found nothing more');
+    again.release();
+    await sleep(20); // the release looks for waiting work: no hold while that claim is under way
+    const third = inTable.hold('export.creative');
+    assert.ok(third, 'the released slot can be held again');
+    third.release();
+    await queue.stop(100);
+    assert.equal(inTable.hold('export.creative'), null, 'no hold once stopped');
+  });
+
+  test('a held job whose process died is taken back at the next start, as a claimed one is', async () => {
+    const database = await db();
+    if (database.dialect !== 'sqlite') return;
+    const dead = await queueOf({ pollIntervalMs: 3_600_000, instanceId: 'dead' });
+    const inTable = dead.transactional;
+    assert.ok(inTable?.hold && inTable.valuesOf);
+    dead.process('export.creative', async () => {}, { concurrency: 1 });
+    await dead.start();
+    await sleep(50);
+    const held = inTable.hold('export.creative');
+    assert.ok(held);
+    const [values] = inTable.valuesOf('export.creative', [
+      { jobId: 'h2', payload: { exportId: 'e', creativeId: 'h2' } },
+    ]);
+    // Inserted claimed, then the process dies before launching it: nothing runs it.
+    await insertRow({
+      ...values,
+      ...held.claim,
+      kind: 'export.creative',
+      last_error: null,
+      updated_at: values.created_at,
+    });
+    const ran = deferred<number>();
+    const next = await queueOf({ pollIntervalMs: 3_600_000, instanceId: 'next' });
+    next.process('export.creative', async (job) => ran.resolve(job.attempt), { concurrency: 1 });
+    await next.start();
+    assert.equal(await ran.promise, 2, 'the held claim counts as the first attempt');
+  });
+
   test('stop hands a late job back: queued, due now, its attempt given back, nobody holding it', async () => {
     const queue = await queueOf({ instanceId: 'stopping' });
     const running = deferred();

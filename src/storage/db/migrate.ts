@@ -22,6 +22,7 @@ import { attemptRow } from './migrations/0021_attempt_row.js';
 import { jobsDue } from './migrations/0022_jobs_due.js';
 import { exportStatements } from './migrations/0023_export_statements.js';
 import { finishSettlesJob } from './migrations/0024_finish_settles_job.js';
+import { acceptHoldsJob } from './migrations/0025_accept_holds_job.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -48,6 +49,7 @@ function provider(db: Db): MigrationProvider {
         '0022_jobs_due': jobsDue(),
         '0023_export_statements': exportStatements(db.dialect),
         '0024_finish_settles_job': finishSettlesJob(db.dialect),
+        '0025_accept_holds_job': acceptHoldsJob(db.dialect),
       };
     },
   };

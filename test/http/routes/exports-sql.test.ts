@@ -17,8 +17,10 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
  * The budget of one single-file export with a webhook, accepted → rendered → stored → finished → delivered, per shape
  * (docs/decisions.md, issue 21), taken as the fewest of three exports: a once-a-second poll, or a new read of the render
  * rate (kept a second by PLACARD_RENDER_RATE_TTL_MS), can fall inside one export's count:
- * - SQLite: 7; measured 7–8 since the statement that finishes the export also marks the render's job done (stop 23,
- *   migration 0024), 8–9 before (one export at a time, so SQLite's group commit, storage/db/group-commit.ts, adds no
+ * - SQLite: 5; measured 5–6 since an export of one file accepted while a render slot is free is inserted with its
+ *   render job claimed and its file being made (stop 24, migration 0025: no claim and no start), 7–8 before since the
+ *   statement that finishes the export also marks the render's job done (stop 23, migration 0024), 8–9 before that
+ *   (one export at a time, so SQLite's group commit, storage/db/sqlite-thread.worker.ts, adds no
  *   begin/commit of its own here; under load it adds about 2 per export, docs/decisions.md, stop 18) since the render
  *   of an export's one file settles it in the statement that finishes the export, 9–10 since an export is accepted
  *   and finished in one statement each (migration 0023's triggers: 5 statements → 1 for each), 17–18 before since a
@@ -32,7 +34,7 @@ import { startTestApp, type TestApp } from '../../helpers/app.js';
  *   before the one-statement accept and finish; the jobs are in Redis, so fewer statements.
  * `PLACARD_SQL_TRACE=1` prints every statement to stderr, to see where a count comes from.
  */
-const SQL_STATEMENTS_PER_EXPORT = !process.env.DATABASE_URL ? 7 : process.env.REDIS_URL ? 10 : 9;
+const SQL_STATEMENTS_PER_EXPORT = !process.env.DATABASE_URL ? 5 : process.env.REDIS_URL ? 10 : 9;
 
 let t: TestApp;
 let hooks: http.Server;

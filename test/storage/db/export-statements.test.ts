@@ -11,6 +11,7 @@ import { createLocalJobQueue } from '../../../src/jobs/local-queue.js';
 import { createDeliveryRepository } from '../../../src/storage/db/repositories/deliveries.repository.js';
 import {
   createExportRepository,
+  type JobValues,
   type NewCreative,
   type NewExport,
 } from '../../../src/storage/db/repositories/exports.repository.js';
@@ -103,6 +104,26 @@ test('an export accepted in one statement is answered as it is stored', async ()
     jobs,
     creatives.map((c) => ({ id: c.id, status: 'queued' })),
   );
+});
+
+test('an accept whose job its process holds stores the job claimed and the file being made (SQLite)', async (s) => {
+  if (t.runtime.db.dialect !== 'sqlite') {
+    s.skip('the held accept is SQLite only');
+    return;
+  }
+  const repo = createExportRepository(db());
+  const { row, creatives } = newExport(1);
+  const [values] = jobsOf(creatives, `team:${t.owner.teamId}`) as JobValues[];
+  const claim = { status: 'running', attempts: 1, lease_until: '2100-01-01T00:00:00.000Z', locked_by: 'me' } as const;
+  const stored = await repo.insertAtOnce(row, [{ ...creatives[0], status: 'inProgress' }], [{ ...values, ...claim }]);
+  assert.deepEqual(stored.creatives, await repo.creativesOf(row.id), 'answered as stored');
+  assert.equal(stored.creatives[0].status, 'inProgress');
+  const job = await db()
+    .selectFrom('jobs')
+    .select(['status', 'attempts', 'lease_until', 'locked_by', 'fair_key'])
+    .where('id', '=', creatives[0].id)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual({ ...job, fair_key: job.fair_key > 0 }, { ...claim, fair_key: true });
 });
 
 test("SQLite's accept gives render jobs the fair keys and seq that enqueueing them one by one gives", async (s) => {

@@ -81,37 +81,55 @@ export function exportStatements(dialect: Dialect) {
            select ${EXPORT_ACCEPT_COLUMNS.map(() => 'null').join(', ')}, null, null where 0`,
         )
         .execute(db);
-      const job = (field: string) => `j.value ->> '${field}'`;
-      const fairKey = `case when ${job('fair_group')} is null then 0 else max(
-            coalesce((select min(fair_key) from jobs where kind = ${job('kind')} and status = 'queued'
-              and fair_key > 0), 0),
-            coalesce((select max(fair_key) from jobs where kind = ${job('kind')} and status in ('queued', 'running')
-              and fair_group = ${job('fair_group')}), 0)
-          ) + j.key + 1 end`;
-      await sql
-        .raw(
-          `create trigger export_accepts_insert instead of insert on export_accepts
-           begin
-             insert into exports (${exportColumns}, status, error_log, zip_key, updated_at, completed_at)
-             values (${EXPORT_ACCEPT_COLUMNS.map((c) => `new.${c}`).join(', ')}, 'pending', null, null,
-               new.created_at, null);
-             insert into export_creatives (${CREATIVE_COLUMNS.join(', ')}, status, created_at, updated_at)
-             select ${CREATIVE_COLUMNS.map((c) => `c.value ->> '${c}'`).join(', ')}, 'pending', new.created_at,
-               new.created_at
-             from json_each(new.creatives) as c;
-             insert into jobs (id, kind, payload, status, attempts, max_attempts, retry_delays, run_at, lease_until,
-               locked_by, last_error, fair_group, fair_key, seq, created_at, updated_at)
-             select ${job('id')}, ${job('kind')}, ${job('payload')}, 'queued', 0, ${job('max_attempts')},
-               ${job('retry_delays')}, ${job('run_at')}, null, null, null, ${job('fair_group')}, ${fairKey},
-               (select coalesce(max(seq), 0) from jobs) + j.key + 1, ${job('created_at')}, ${job('created_at')}
-             from json_each(coalesce(new.jobs, '[]')) as j where true
-             on conflict (id) do nothing;
-           end`,
-        )
-        .execute(db);
+      await createExportAccepts(db, { held: false });
       await createExportFinishes(db, { job: false });
     },
   };
+}
+
+/**
+ * The `export_accepts` trigger. With `held` (migration 0025), a job's values may also say that it is inserted running
+ * and held by an instance (`status`, `attempts`, `lease_until`, `locked_by`), and a file's that it is being made
+ * (`status`): an accept in a process with a free render slot and nothing of the kind waiting claims its own job
+ * (jobs/local-queue.ts `hold`). Values without them are inserted queued and pending, as before.
+ */
+export async function createExportAccepts(db: Kysely<unknown>, options: { held: boolean }) {
+  const exportColumns = EXPORT_ACCEPT_COLUMNS.join(', ');
+  const job = (field: string) => `j.value ->> '${field}'`;
+  const fairKey = `case when ${job('fair_group')} is null then 0 else max(
+        coalesce((select min(fair_key) from jobs where kind = ${job('kind')} and status = 'queued'
+          and fair_key > 0), 0),
+        coalesce((select max(fair_key) from jobs where kind = ${job('kind')} and status in ('queued', 'running')
+          and fair_group = ${job('fair_group')}), 0)
+      ) + j.key + 1 end`;
+  const held = options.held
+    ? {
+        creative: `coalesce(c.value ->> 'status', 'pending')`,
+        job: `coalesce(${job('status')}, 'queued'), coalesce(${job('attempts')}, 0)`,
+        lease: `${job('lease_until')}, ${job('locked_by')}`,
+      }
+    : { creative: `'pending'`, job: `'queued', 0`, lease: 'null, null' };
+  await sql
+    .raw(
+      `create trigger export_accepts_insert instead of insert on export_accepts
+       begin
+         insert into exports (${exportColumns}, status, error_log, zip_key, updated_at, completed_at)
+         values (${EXPORT_ACCEPT_COLUMNS.map((c) => `new.${c}`).join(', ')}, 'pending', null, null,
+           new.created_at, null);
+         insert into export_creatives (${CREATIVE_COLUMNS.join(', ')}, status, created_at, updated_at)
+         select ${CREATIVE_COLUMNS.map((c) => `c.value ->> '${c}'`).join(', ')}, ${held.creative}, new.created_at,
+           new.created_at
+         from json_each(new.creatives) as c;
+         insert into jobs (id, kind, payload, status, attempts, max_attempts, retry_delays, run_at, lease_until,
+           locked_by, last_error, fair_group, fair_key, seq, created_at, updated_at)
+         select ${job('id')}, ${job('kind')}, ${job('payload')}, ${held.job}, ${job('max_attempts')},
+           ${job('retry_delays')}, ${job('run_at')}, ${held.lease}, null, ${job('fair_group')}, ${fairKey},
+           (select coalesce(max(seq), 0) from jobs) + j.key + 1, ${job('created_at')}, ${job('created_at')}
+         from json_each(coalesce(new.jobs, '[]')) as j where true
+         on conflict (id) do nothing;
+       end`,
+    )
+    .execute(db);
 }
 
 /**

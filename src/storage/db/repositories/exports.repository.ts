@@ -149,7 +149,10 @@ export type NewCreative = Omit<
   | 'progress'
   | 'updated_at'
   | 'created_at'
->;
+> & {
+  /** insertAtOnce on SQLite: a file whose job its accepting process holds is inserted being made (migration 0025). */
+  status?: 'inProgress';
+};
 
 export type CreativeOutcome =
   | {
@@ -179,6 +182,11 @@ export interface JobValues {
   run_at: string;
   fair_group: string | null;
   created_at: string;
+  /** A job inserted already claimed by its accepting process (migration 0025, jobs/local-queue.ts `hold`). */
+  status?: 'running';
+  attempts?: number;
+  lease_until?: string;
+  locked_by?: string;
 }
 
 /** The columns a file's outcome sets (besides `progress` 1 and `updated_at`), as settleCreative writes them. */
@@ -273,7 +281,7 @@ export function createExportRepository(db: Kysely<Database>) {
           },
           creatives: creatives.map((c) => ({
             ...c,
-            status: 'pending',
+            status: c.status ?? 'pending',
             blob_key: null,
             bytes: null,
             error_code: null,
@@ -382,7 +390,10 @@ export function createExportRepository(db: Kysely<Database>) {
       creativeId: string,
       /** The export as this process accepted it (jobs/accepted-exports.ts): not read again. */
       known?: ExportRow,
+      /** The file as its accept stored it, being made already (migration 0025): not started again. */
+      started?: CreativeRow,
     ): Promise<{ row: ExportRow | undefined; creative: CreativeRow | undefined }> {
+      if (known && started) return { row: known, creative: started };
       const [creative] = (await startCreative(db, { id: creativeId, at: now() })).rows;
       // A settled (or deleted) file is rare: its export is read as it is now.
       const row = known && creative ? known : (await readExport(db, { id: exportId })).rows[0];
