@@ -31,50 +31,50 @@ export interface WebhookThread {
 }
 
 export function startWebhookThread(options: WebhookThreadOptions): WebhookThread {
-  let worker: Worker | null = null;
+  /** The thread now, and the calls it owes an answer: a thread that ends fails its own calls, not its successor's. */
+  let current: { worker: Worker; waiting: Map<number, (result: AttemptResult) => void> } | null = null;
   let next = 0;
-  const waiting = new Map<number, (result: AttemptResult) => void>();
 
-  function failAll(message: string): void {
-    for (const resolve of waiting.values()) resolve({ statusCode: null, error: message, refused: false });
-    waiting.clear();
-  }
-
-  function thread(): Worker {
-    if (worker) return worker;
-    const started = startModuleThread(import.meta.url, 'webhook-thread.worker', { ...options });
-    started.unref();
-    started.on('message', ({ id, result }: CallReply) => {
+  function thread() {
+    if (current) return current;
+    const worker = startModuleThread(import.meta.url, 'webhook-thread.worker', options);
+    const waiting = new Map<number, (result: AttemptResult) => void>();
+    const failAll = (message: string) => {
+      for (const resolve of waiting.values()) resolve({ statusCode: null, error: message, refused: false });
+      waiting.clear();
+    };
+    worker.unref();
+    worker.on('message', ({ id, result }: CallReply) => {
       const resolve = waiting.get(id);
       waiting.delete(id);
       resolve?.(result);
-      if (waiting.size === 0) started.unref();
+      if (waiting.size === 0) worker.unref();
     });
-    // A thread that died fails the calls under way as attempts (the deliveries retry them); the next call starts
+    // A thread that died fails its calls under way as attempts (the deliveries retry them); the next call starts
     // another.
-    started.on('error', (error) => failAll(`the webhook thread failed: ${error.message}`));
-    started.on('exit', () => {
-      if (worker === started) worker = null;
+    worker.on('error', (error) => failAll(`the webhook thread failed: ${error.message}`));
+    worker.on('exit', () => {
+      if (current?.worker === worker) current = null;
       failAll('the webhook thread stopped');
     });
-    worker = started;
-    return started;
+    current = { worker, waiting };
+    return current;
   }
 
   return {
     call(call) {
-      const target = thread();
+      const { worker, waiting } = thread();
       const id = ++next;
       return new Promise((resolve) => {
-        if (waiting.size === 0) target.ref();
+        if (waiting.size === 0) worker.ref();
         waiting.set(id, resolve);
-        target.postMessage({ id, call } satisfies CallRequest);
+        worker.postMessage({ id, call } satisfies CallRequest);
       });
     },
     async close() {
-      const stopping = worker;
-      worker = null;
-      if (stopping) await stopping.terminate();
+      const stopping = current;
+      current = null;
+      if (stopping) await stopping.worker.terminate();
     },
   };
 }

@@ -75,7 +75,7 @@ class SqliteThread {
   readonly #post = () => {
     const batch = this.#batch;
     this.#batch = [];
-    if (this.#stopped) return;
+    if (this.#stopped || batch.length === 0) return;
     this.#worker.postMessage(batch satisfies Request);
   };
 
@@ -104,7 +104,9 @@ class SqliteThread {
   /** Commits what waits, closes the connection and ends the thread. */
   async close(): Promise<void> {
     if (this.#stopped) return;
-    if (this.#batch.length > 0) this.#post();
+    this.#post();
+    // From here a statement is refused at once: sent after the last message, it would never be answered.
+    this.#stopped = new Error('the SQLite connection is closed');
     const id = ++this.#next;
     const closed = new Promise<void>((resolve, reject) => {
       if (this.#waiting.size === 0) this.#worker.ref();
@@ -112,7 +114,6 @@ class SqliteThread {
     });
     this.#worker.postMessage({ id, close: true } satisfies Request);
     await closed;
-    this.#stopped = new Error('the SQLite connection is closed');
     await this.#worker.terminate();
   }
 
