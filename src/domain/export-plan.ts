@@ -25,7 +25,24 @@ export function notWindowsDevice(name: string): string {
   return /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\s*\.|\s*$)/i.test(name) ? `_${name}` : name;
 }
 
+/**
+ * Stems made, by design name: an export names its files and its zip from the same few names, and making a stem
+ * (normalising, three patterns, a byte count per character) was a measurable part of accepting one (issue 21).
+ */
+const stems = new Map<string, string>();
+const STEMS_KEPT = 1000;
+
 export function safeFileStem(name: string): string {
+  let stem = stems.get(name);
+  if (stem === undefined) {
+    stem = makeFileStem(name);
+    if (stems.size >= STEMS_KEPT) stems.clear();
+    stems.set(name, stem);
+  }
+  return stem;
+}
+
+function makeFileStem(name: string): string {
   const cleaned = name
     .normalize('NFC')
     .replace(/[\p{Cc}<>:"/\\|?*]/gu, '_')

@@ -48,6 +48,20 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
       return { token, expiresIn: tokenTtlSeconds };
     },
 
+    /**
+     * The actor of a token that verified before and has not expired, whose credential is kept: answered without a
+     * promise, so that the request hook needs none (issue 21). Anything else (a new token, a credential to read, a
+     * refusal) is undefined, and authenticate() decides.
+     */
+    known(authorization: string | undefined): Actor | undefined {
+      const token = authorization?.startsWith('Bearer ') ? authorization.slice(7) : undefined;
+      const payload = token === undefined ? undefined : verified.get(token);
+      if (!payload || (payload.exp ?? 0) * 1000 <= Date.now() || typeof payload.cred !== 'number') return undefined;
+      const found = active.peek(payload.cred);
+      if (!found || String(found.user_id) !== payload.sub || found.team_id !== payload.team) return undefined;
+      return actorOf(found);
+    },
+
     async authenticate(authorization: string | undefined): Promise<Actor> {
       if (!authorization) {
         throw new AppError('UNAUTHENTICATED', 'Authorization header is missing; send Authorization: Bearer <token>');
@@ -82,14 +96,18 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
       if (!found || String(found.user_id) !== payload.sub || found.team_id !== payload.team) {
         throw new AppError('UNAUTHENTICATED', 'the access token has been revoked');
       }
-      return {
-        userId: found.user_id,
-        teamId: found.team_id,
-        roleId: found.role_id,
-        name: found.user_name,
-        credentialId: found.id,
-      };
+      return actorOf(found);
     },
+  };
+}
+
+function actorOf(found: CredentialWithUser): Actor {
+  return {
+    userId: found.user_id,
+    teamId: found.team_id,
+    roleId: found.role_id,
+    name: found.user_name,
+    credentialId: found.id,
   };
 }
 

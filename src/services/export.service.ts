@@ -11,7 +11,7 @@ import type { Actor } from '../domain/actor.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
-import { planFiles, safeFileStem } from '../domain/export-plan.js';
+import { type PlannedFile, planFiles, safeFileStem } from '../domain/export-plan.js';
 import { createParsedDocuments } from '../domain/parsed-documents.js';
 import type { FontLookup } from '../elements/element-kind.js';
 import { AppError, type ErrorDetail } from '../errors.js';
@@ -81,6 +81,12 @@ export interface ExportAnswer {
 }
 
 const seconds = (ms: number) => `${Math.ceil(ms / 1000).toLocaleString('en-US')} s`;
+
+/** The cache probe of an export, made with a guessed key (`probeEarly`). */
+interface EarlyProbe {
+  cacheKey: string;
+  found: { cachedId: string | null; unsettledByTeam: Map<number, number> };
+}
 
 /** What one accepted request will render. */
 interface Plan {
@@ -206,11 +212,52 @@ export function createExportService(deps: ExportServiceDeps) {
   async function probe(
     actor: Actor,
     cacheKey: string,
+    early?: Promise<EarlyProbe | null>,
   ): Promise<{ hit: ExportAnswer | null; unsettled: Map<number, number> | undefined }> {
     if (!deps.wait) return { hit: await cached(actor, cacheKey), unsettled: undefined };
-    const found = await exportsRepo.probeForExport(actor.teamId, cacheKey);
+    const guessed = early ? await early : null;
+    const found =
+      guessed?.cacheKey === cacheKey ? guessed.found : await exportsRepo.probeForExport(actor.teamId, cacheKey);
     const row = found.cachedId ? await exportsRepo.findById(found.cachedId) : undefined;
     return { hit: row ? await answerCached(row) : null, unsettled: found.unsettledByTeam };
+  }
+
+  /**
+   * The revision each design was last exported at, by team and hash: POST /v1/export reads the cache with the key of
+   * that revision while it reads the design, in the same message to the database, and reads it again only when the
+   * design turned out to have changed since (issue 21: the probe was a round trip of its own after the design's).
+   */
+  const lastRevision = new Map<string, number>();
+  const REVISIONS_KEPT = 10_000;
+
+  /** The probe of POST /v1/export with the key of the design's last known revision; null when there is none. */
+  function probeEarly(actor: Actor, body: ExportBody): Promise<EarlyProbe | null> | undefined {
+    const revision = lastRevision.get(`${actor.teamId}:${body.creativeHash}`);
+    if (revision === undefined || !deps.wait) return undefined;
+    let cacheKey: string;
+    try {
+      const output = formatOf(body.type);
+      const settings = settingsFor(output, body.exportSettings);
+      cacheKey = exportCacheKey(actor.teamId, revision, body.creativeHash, output.type, settings, body.webhookUrl);
+    } catch {
+      return undefined; // invalid settings: refused below, after the design is found, as before
+    }
+    // A failed guess is no failure: the probe is made again with the design's key.
+    return exportsRepo.probeForExport(actor.teamId, cacheKey).then(
+      (found) => ({ cacheKey, found }),
+      () => null,
+    );
+  }
+
+  function exportCacheKey(
+    teamId: number,
+    revision: number,
+    hash: string,
+    type: string,
+    settings: RenderSettings,
+    webhookUrl: string | undefined,
+  ): string {
+    return cacheKeyOf(teamId, 'export', revision, { hash, type, settings, webhookUrl: webhookUrl ?? null });
   }
 
   /** An earlier complete export of the same request: answered again, its webhookUrl called again. */
@@ -252,10 +299,12 @@ export function createExportService(deps: ExportServiceDeps) {
     fileStem: string;
     webhookUrl: string | undefined;
     cacheKey: string;
+    /** planFiles of `doc`, `fileStem` and the plan, when the caller made them already. */
+    files?: PlannedFile[];
   }) {
     const id = randomUUID();
     const createdAt = now();
-    const files = planFiles(input.doc, input.fileStem, input.plan.sizes, input.plan.output);
+    const files = input.files ?? planFiles(input.doc, input.fileStem, input.plan.sizes, input.plan.output);
     const creatives: NewCreative[] = files.map((file, position) => {
       const size = input.doc.sizes[file.sizeIndex];
       return {
@@ -394,24 +443,27 @@ export function createExportService(deps: ExportServiceDeps) {
   return {
     /** POST /v1/export: an existing design as it is; creates no design. */
     async export(actor: Actor, body: ExportBody): Promise<ExportAnswer> {
+      const early = probeEarly(actor, body);
       const design = await deps.designs.requireDesign(actor, body.creativeHash, 'export:create', 'creativeHash');
+      if (lastRevision.size >= REVISIONS_KEPT) lastRevision.clear();
+      lastRevision.set(`${actor.teamId}:${design.hash}`, design.revision);
       const doc = storedDocument(design);
       const plan = planOf(body.type, body.exportSettings, doc);
       checkWebhookUrl(body.webhookUrl);
-      const cacheKey = cacheKeyOf(actor.teamId, 'export', design.revision, {
-        hash: design.hash,
-        type: plan.format,
-        settings: plan.settings,
-        webhookUrl: body.webhookUrl ?? null,
-      });
-      const { hit, unsettled } = await probe(actor, cacheKey);
-      if (hit) return hit;
-      const queue = await checkCapacity(
+      const cacheKey = exportCacheKey(
         actor.teamId,
-        planFiles(doc, design.name, plan.sizes, plan.output).length,
-        unsettled,
+        design.revision,
+        design.hash,
+        plan.format,
+        plan.settings,
+        body.webhookUrl,
       );
+      const { hit, unsettled } = await probe(actor, cacheKey, early);
+      if (hit) return hit;
+      const files = planFiles(doc, design.name, plan.sizes, plan.output);
+      const queue = await checkCapacity(actor.teamId, files.length, unsettled);
       const { exportRow, creatives } = rowsOf({
+        files,
         actor,
         type: body.type,
         plan,

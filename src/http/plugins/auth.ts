@@ -1,6 +1,7 @@
 // Authentication, rate limiting and permissions, in that order, for every /v1 route that is not public.
 // The budget is charged before an authentication failure is answered, so guessing tokens is rate limited too
 // (by client address, since there is no team yet).
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { can, PERMISSIONS } from '../../domain/permissions.js';
 import { AppError } from '../../errors.js';
 import type { AuthService } from '../../services/auth.service.js';
@@ -8,7 +9,8 @@ import type { App } from '../types.js';
 import type { RateDecision, RateLimiter } from './rate-limit.js';
 
 export interface AuthPluginDeps {
-  auth: Pick<AuthService, 'authenticate'>;
+  /** `known`: the synchronous path for a token and credential already checked (absent: always authenticate). */
+  auth: Pick<AuthService, 'authenticate'> & Partial<Pick<AuthService, 'known'>>;
   rateLimiter: RateLimiter;
   rateLimitEnabled: boolean;
 }
@@ -48,21 +50,44 @@ export function authPlugin(app: App, { auth, rateLimiter, rateLimitEnabled }: Au
   // Only accepted exports count against the export limit (issue 14): a refused export request gives its export
   // budget back; one refused as invalid (400, 404, 422…) spends the budget of invalid requests instead, and one
   // refused for capacity (TEAM_QUEUE_FULL, a full queue) spends nothing.
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook: an async one cost every request a promise and a microtask turn (issue 21).
+  app.addHook('onSend', (request, reply, payload, done) => {
     const key = request.exportBudgetKey;
-    if (key && reply.statusCode >= 400) {
-      request.exportBudgetKey = null;
-      await rateLimiter.refund('exports', key);
-      if (reply.statusCode < 500 && reply.statusCode !== 429) await rateLimiter.hit('invalidExports', key);
-    }
-    return payload;
+    if (!key || reply.statusCode < 400) return done(null, payload);
+    request.exportBudgetKey = null;
+    const invalid = reply.statusCode < 500 && reply.statusCode !== 429;
+    rateLimiter
+      .refund('exports', key)
+      .then(() => (invalid ? rateLimiter.hit('invalidExports', key) : undefined))
+      .then(
+        () => done(null, payload),
+        (error: Error) => done(error),
+      );
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** The permission check and the budget's key, once the actor (or the failure) is known. */
+  function admit(request: FastifyRequest, limited: boolean, needsAuth: boolean): void {
     const config = request.routeOptions.config;
-    const limited = request.url.startsWith('/v1/') || request.url.startsWith('/share/');
-    const needsAuth = request.url.startsWith('/v1/') && !config.public;
+    if (request.authError) throw request.authError;
+    if (limited && rateLimitEnabled && request.actor && (config.rateGroup ?? 'other') === 'exports') {
+      request.exportBudgetKey = `team:${request.actor.teamId}`;
+    }
+    if (needsAuth && request.actor && config.permission && !can(request.actor.roleId, config.permission)) {
+      const needed = ROLE_NAMES[PERMISSIONS[config.permission]];
+      throw new AppError(
+        'FORBIDDEN',
+        `${request.method} ${request.routeOptions.url} needs the ${needed} role or a stronger one; the caller is ${ROLE_NAMES[request.actor.roleId]}`,
+      );
+    }
+  }
 
+  async function authenticateAndLimit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    limited: boolean,
+    needsAuth: boolean,
+  ): Promise<void> {
+    const config = request.routeOptions.config;
     // A browser session (plugins/session.ts, registered first) may have set the actor or the failure already.
     if (needsAuth && !request.actor && !request.authError) {
       try {
@@ -88,18 +113,28 @@ export function authPlugin(app: App, { auth, rateLimiter, rateLimitEnabled }: Au
         );
       }
     }
+    admit(request, limited, needsAuth);
+  }
 
-    if (request.authError) throw request.authError;
-    if (limited && rateLimitEnabled && request.actor && (config.rateGroup ?? 'other') === 'exports') {
-      request.exportBudgetKey = `team:${request.actor.teamId}`;
+  // A callback hook with a synchronous path: a token seen before whose credential is kept, and no rate limit to
+  // consult, needs no promise (issue 21: an async hook is a promise and a microtask turn on every request).
+  app.addHook('onRequest', (request, reply, done) => {
+    const limited = request.url.startsWith('/v1/') || request.url.startsWith('/share/');
+    const needsAuth = request.url.startsWith('/v1/') && !request.routeOptions.config.public;
+    if (needsAuth && !request.actor && !request.authError) {
+      const actor = auth.known?.(request.headers.authorization);
+      if (actor) request.actor = actor;
     }
-    if (needsAuth && request.actor && config.permission && !can(request.actor.roleId, config.permission)) {
-      const needed = ROLE_NAMES[PERMISSIONS[config.permission]];
-      throw new AppError(
-        'FORBIDDEN',
-        `${request.method} ${request.routeOptions.url} needs the ${needed} role or a stronger one; the caller is ${ROLE_NAMES[request.actor.roleId]}`,
-      );
+    if ((limited && rateLimitEnabled) || (needsAuth && !request.actor && !request.authError)) {
+      authenticateAndLimit(request, reply, limited, needsAuth).then(() => done(), done);
+      return;
     }
+    try {
+      admit(request, limited, needsAuth);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   });
 }
 

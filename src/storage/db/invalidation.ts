@@ -48,6 +48,13 @@ export class TopicCache<K, V> {
     this.entries.clear();
   }
 
+  /** The kept answer, if there is one and the caches are not bypassed: no promise (a hot path's synchronous try). */
+  peek(key: K): V | undefined {
+    if (deaf > 0) return undefined;
+    const hit = this.entries.get(key);
+    return hit && hit.until > Date.now() ? hit.value : undefined;
+  }
+
   async get(key: K, load: () => Promise<V>): Promise<V> {
     if (deaf > 0) return load();
     const now = Date.now();

@@ -621,6 +621,31 @@ describe('exports over HTTP', () => {
     await waitForExport(afterEdit.json.response.export.id);
   });
 
+  test("POST /v1/export reads the cache with the last known revision only while it is still the design's", async () => {
+    // The service probes the cache with the key of the revision it last saw while it reads the design (one round
+    // trip): after an edit, that guess is wrong and must not answer the export of the old revision.
+    const body = { creativeHash: bannerHash, type: 'jpg', exportSettings: { scale: 0.5, quality: 61 } };
+    const first = await api('POST', '/v1/export', body);
+    assert.equal(first.headers.get('x-cache'), 'MISS');
+    const done = await waitForExport(first.json.response.export.id);
+    assert.equal(done.status, 'complete');
+    const hit = await api('POST', '/v1/export', body);
+    assert.equal(hit.headers.get('x-cache'), 'HIT');
+    assert.equal(hit.json.response.export.id, done.id);
+
+    const document = await ok('GET', `/v1/templates/${bannerHash}/document`);
+    await ok('PUT', `/v1/templates/${bannerHash}/document`, { document: { ...document, name: 'Banner, edited' } });
+    const afterEdit = await api('POST', '/v1/export', body);
+    assert.equal(afterEdit.status, 200, afterEdit.body);
+    assert.equal(afterEdit.headers.get('x-cache'), 'MISS', 'the export of the old revision is not answered');
+    assert.notEqual(afterEdit.json.response.export.id, done.id);
+    const redone = await waitForExport(afterEdit.json.response.export.id);
+    const again = await api('POST', '/v1/export', body);
+    assert.equal(again.headers.get('x-cache'), 'HIT');
+    assert.equal(again.json.response.export.id, redone.id);
+    await ok('PUT', `/v1/templates/${bannerHash}/document`, { document });
+  });
+
   test('Idempotency-Key replays the first answer; another body with the key is 409', async () => {
     const body = { creativeHash: slidesHash, type: 'png', exportSettings: { scale: 0.25 } };
     const headers = { ...t.owner.headers, 'idempotency-key': 'export-once-1' };
