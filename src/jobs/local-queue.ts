@@ -554,17 +554,26 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
           );
           return;
         }
-        launch(
-          {
-            ...values,
-            ...claim,
-            last_error: null,
-            updated_at: values.created_at,
-            fair_key: 0,
-            seq: 0,
-          } as JobRow,
-          true,
-        );
+        // Written out in one shape: a spread of the values and the claim took V8's slow paths (issue 21, stop 25).
+        const row: JobRow = {
+          id: values.id,
+          kind: values.kind,
+          payload: values.payload,
+          status: claim.status,
+          attempts: claim.attempts,
+          max_attempts: values.max_attempts,
+          retry_delays: values.retry_delays,
+          run_at: values.run_at,
+          lease_until: claim.lease_until,
+          locked_by: claim.locked_by,
+          last_error: null,
+          created_at: values.created_at,
+          updated_at: values.created_at,
+          fair_group: values.fair_group,
+          fair_key: 0,
+          seq: 0,
+        };
+        launch(row, true);
       },
       release() {
         if (ended) return;
