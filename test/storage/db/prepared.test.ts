@@ -81,3 +81,31 @@ test('insertRow writes the row and answers it with returning; an undefined value
     /NOT NULL|null value/i,
   );
 });
+
+test('values a row leaves undefined are taken from `more`; a null of the row stays null', async () => {
+  const byTwo = preparedBy<null, { first: string | null; second: string }, { name: string }>(
+    (kysely, p) =>
+      kysely
+        .selectFrom('teams')
+        .select('name')
+        .where((eb) => eb.or([eb('name', '=', p('first')), eb('name', '=', p('second'))]))
+        .orderBy('name'),
+    () => '',
+  );
+  const a = `more-a-${randomUUID()}`;
+  const b = `more-b-${randomUUID()}`;
+  for (const name of [a, b]) {
+    await insertRow(db.kysely, { table: 'teams', columns: ['name', 'created_at'], returning: false }, teamRow(name));
+  }
+  const row = { first: a } as { first: string | null; second: string };
+  assert.deepEqual(
+    (await byTwo(db.kysely, null, row, { second: b })).rows.map((r) => r.name),
+    [a, b],
+  );
+  // `first` is given as null: `more` does not replace it.
+  const withNull = { first: null } as { first: string | null; second: string };
+  assert.deepEqual(
+    (await byTwo(db.kysely, null, withNull, { first: a, second: b })).rows.map((r) => r.name),
+    [b],
+  );
+});
