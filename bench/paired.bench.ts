@@ -35,6 +35,7 @@ interface Tally {
   exports: number;
   wallMs: number;
   cpuMs: number;
+  serviceCpuMs: number;
   statements: number;
   latencies: number[];
   /** Rounds in which this side used less main-thread CPU per export than the other. */
@@ -70,7 +71,7 @@ export async function benchPaired() {
     const rows = [];
     for (const concurrency of [1, 16]) {
       const tallies = sides.map(
-        (): Tally => ({ exports: 0, wallMs: 0, cpuMs: 0, statements: 0, latencies: [], leaner: 0 }),
+        (): Tally => ({ exports: 0, wallMs: 0, cpuMs: 0, serviceCpuMs: 0, statements: 0, latencies: [], leaner: 0 }),
       );
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? [0, 1] : [1, 0];
@@ -81,6 +82,7 @@ export async function benchPaired() {
           tally.exports += result.exports;
           tally.wallMs += result.wallMs;
           tally.cpuMs += result.mainCpuMs;
+          tally.serviceCpuMs += result.serviceCpuMs;
           tally.statements += result.statements;
           tally.latencies.push(...result.latencies);
           cpu[i] = result.mainCpuMs;
@@ -96,6 +98,7 @@ export async function benchPaired() {
           'exports/s': tally.exports / (tally.wallMs / 1000),
           'p50 ms': percentile(tally.latencies, 50),
           'main thread CPU ms/export': tally.cpuMs / tally.exports,
+          'service CPU ms/export (all threads)': tally.serviceCpuMs / tally.exports,
           'SQL statements/export': tally.statements / tally.exports,
           'rounds with less CPU': `${tally.leaner} of ${ROUNDS}`,
         });

@@ -254,7 +254,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
             id: CREATIVE_ID,
             status: 'complete',
             stage: 'done',
-            url: `https://placard.example.com/files/exports/${EXPORT_ID}/Summer_sale-300x250.png?exp=1772489700&sig=b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7&name=Summer%20sale-300x250.png`,
+            url: `https://placard.example.com/files/exports/2f/${EXPORT_ID}-${CREATIVE_ID}.png?exp=1772489700&sig=b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7&name=Summer%20sale-300x250.png`,
             progress: 1,
           },
         ],

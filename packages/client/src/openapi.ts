@@ -12268,7 +12268,7 @@ export interface paths {
                          *             "id": "8a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
                          *             "status": "complete",
                          *             "stage": "done",
-                         *             "url": "https://placard.example.com/files/exports/2f0c1a7e-5b8d-4c3a-9e61-7d2b4f8a9c10/Summer_sale-300x250.png?exp=1772489700&sig=b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7&name=Summer%20sale-300x250.png",
+                         *             "url": "https://placard.example.com/files/exports/2f/2f0c1a7e-5b8d-4c3a-9e61-7d2b4f8a9c10-8a1d2c3b-4e5f-4a6b-8c7d-9e0f1a2b3c4d.png?exp=1772489700&sig=b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7&name=Summer%20sale-300x250.png",
                          *             "progress": 1
                          *           }
                          *         ],

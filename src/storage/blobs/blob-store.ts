@@ -1,6 +1,6 @@
 // The BlobStore seam (docs/architecture.md): where export files, thumbnails and brand kit assets live. Local disk
 // (embedded default, links signed by the service and served by http/routes/files.ts) or S3-compatible storage
-// (presigned links). Keys are service-made paths such as `exports/<uuid>/banner-300x250.png`.
+// (presigned links). Keys are service-made paths such as `exports/2f/<export uuid>-<creative uuid>.png`.
 import type { Readable } from 'node:stream';
 
 export interface StoredBlob {

@@ -1,5 +1,5 @@
 // BlobStore on local disk (the embedded default): objects under `<dataDir>/blobs/<key>`, their content type in
-// `.meta/<key>.json` beside them. Writes go to `.tmp/` first and are renamed into place, so a reader never sees half a
+// `.meta/<key>.json` beside them unless the key's extension names it (typeOfKey). Writes go to `.tmp/` first and are renamed into place, so a reader never sees half a
 // file. Links are `<publicUrl>/files/<key>?exp=&sig=&name=`, HMAC-signed with the links key and served by
 // http/routes/files.ts; the signature covers key, expiry and file name, so none of them can be changed.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -43,6 +43,28 @@ export function verifyFileLink(keys: ServerKeys, link: FileLink, nowSeconds: num
   const given = Buffer.from(link.sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';
   return link.exp <= nowSeconds ? 'expired' : 'valid';
+}
+
+// The content type each extension of the service's own keys stands for. A blob of that type needs no `.meta` file
+// (issue 21: an export's file came with a second file and a second new directory under `.meta/`, half of a render
+// thread's inode allocations, and on this machine's ext4 an allocation after many deletions costs tens of
+// microseconds). Written out here, not taken from a MIME library: a library's update must never change the type a
+// stored file without a `.meta` is served as.
+const TYPE_OF_EXTENSION: Readonly<Record<string, string>> = {
+  avif: 'image/avif',
+  gif: 'image/gif',
+  jpg: 'image/jpeg',
+  mp4: 'video/mp4',
+  pdf: 'application/pdf',
+  png: 'image/png',
+  webp: 'image/webp',
+  zip: 'application/zip',
+};
+
+/** The content type a key's extension names, if it is one of TYPE_OF_EXTENSION's. */
+export function typeOfKey(key: string): string | undefined {
+  const dot = key.lastIndexOf('.');
+  return dot > key.lastIndexOf('/') ? TYPE_OF_EXTENSION[key.slice(dot + 1)] : undefined;
 }
 
 function missing(error: unknown): boolean {
@@ -93,17 +115,22 @@ export function writeBlobFileSync(root: string, key: string, body: Uint8Array, c
   }
   const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
   const tmpMeta = `${tmp}.json`;
+  const named = typeOfKey(key) === contentType;
   try {
     writeFileSync(tmp, body, { flag: 'wx' });
-    writeFileSync(tmpMeta, JSON.stringify({ contentType } satisfies Meta), { flag: 'wx' });
-    // Metadata first: a reader that sees the new file also sees its content type.
-    renameIntoSync(tmpMeta, metaFile);
+    // Metadata first: a reader that sees the new file also sees its content type. A type the key names is kept by no
+    // file, and one an earlier put of the key left is removed (unlinking a missing name costs no allocation).
+    if (named) rmSync(metaFile, { force: true });
+    else {
+      writeFileSync(tmpMeta, JSON.stringify({ contentType } satisfies Meta), { flag: 'wx' });
+      renameIntoSync(tmpMeta, metaFile);
+    }
     renameIntoSync(tmp, file);
     return { size: body.byteLength };
   } catch (error) {
     if (missing(error)) tmpDirsMade.delete(tmpDir);
     rmSync(tmp, { force: true });
-    rmSync(tmpMeta, { force: true });
+    if (!named) rmSync(tmpMeta, { force: true });
     throw error;
   }
 }
@@ -117,7 +144,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Bl
     try {
       return JSON.parse(await fs.readFile(fileOf(key, metaDir, '.json'), 'utf8')) as Meta;
     } catch {
-      return { contentType: 'application/octet-stream' };
+      return { contentType: typeOfKey(key) ?? 'application/octet-stream' };
     }
   }
 
@@ -148,18 +175,23 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Bl
       }
       const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
       const tmpMeta = `${tmp}.json`;
+      const named = typeOfKey(key) === contentType;
       try {
         if (body instanceof Uint8Array) await fs.writeFile(tmp, body, { flag: 'wx' });
         else await pipeline(body, createWriteStream(tmp, { flags: 'wx' }));
         const size = body instanceof Uint8Array ? body.byteLength : (await fs.stat(tmp)).size;
-        await fs.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Meta), { flag: 'wx' });
-        // Metadata first: a reader that sees the new file also sees its content type.
-        await renameInto(tmpMeta, metaFile);
+        // Metadata first: a reader that sees the new file also sees its content type (none for a type the key names;
+        // an earlier put's is removed).
+        if (named) await fs.rm(metaFile, { force: true });
+        else {
+          await fs.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Meta), { flag: 'wx' });
+          await renameInto(tmpMeta, metaFile);
+        }
         await renameInto(tmp, file);
         return { size };
       } catch (error) {
         if (missing(error)) tmpDirMade = false; // the next put makes it again
-        await Promise.all([fs.rm(tmp, { force: true }), fs.rm(tmpMeta, { force: true })]);
+        await Promise.all([fs.rm(tmp, { force: true }), named ? undefined : fs.rm(tmpMeta, { force: true })]);
         throw error;
       }
     },

@@ -59,6 +59,38 @@ describe('local disk blob store', () => {
     assert.equal(fs.existsSync(path.join(dir, '..', 'escaped.txt')), false);
   });
 
+  test('a type the key names is kept by no .meta file; another type is, and a later put of the named type drops it', async () => {
+    const dir = tempDir();
+    const store = createLocalDiskBlobStore({ dir, publicUrl: 'http://placard.test', keys });
+    const meta = (key: string) => path.join(dir, '.meta', `${key}.json`);
+    const typeOf = async (key: string) => (await store.get(key))?.contentType;
+
+    writeBlobFileSync(dir, 'exports/e3/c.jpg', Buffer.from('jpeg'), 'image/jpeg');
+    await store.put('exports/e3/d.png', Buffer.from('png'), 'image/png');
+    assert.equal(fs.existsSync(path.join(dir, '.meta')), false, 'no .meta folder for files of named types');
+    assert.equal(await typeOf('exports/e3/c.jpg'), 'image/jpeg');
+    assert.equal(await typeOf('exports/e3/d.png'), 'image/png');
+
+    // A type the extension does not name (or a key without one) is written down, by both writers.
+    await store.put('batches/b1/results.csv', Buffer.from('a,b'), 'text/csv; charset=utf-8');
+    writeBlobFileSync(dir, 'exports/e3/odd.jpg', Buffer.from('png bytes'), 'image/png');
+    await store.put('fonts/t1/abc', Buffer.from('font'), 'font/ttf');
+    assert.equal(await typeOf('batches/b1/results.csv'), 'text/csv; charset=utf-8');
+    assert.equal(await typeOf('exports/e3/odd.jpg'), 'image/png');
+    assert.equal(await typeOf('fonts/t1/abc'), 'font/ttf');
+    assert.ok(fs.existsSync(meta('exports/e3/odd.jpg')));
+
+    // Put again with the type its name says: the old .meta goes, so the old type is never served with the new bytes.
+    writeBlobFileSync(dir, 'exports/e3/odd.jpg', Buffer.from('jpeg now'), 'image/jpeg');
+    assert.equal(fs.existsSync(meta('exports/e3/odd.jpg')), false);
+    assert.equal(await typeOf('exports/e3/odd.jpg'), 'image/jpeg');
+    await store.put('fonts/t1/x.png', Buffer.from('x'), 'application/octet-stream');
+    await store.put('fonts/t1/x.png', Buffer.from('x'), 'image/png');
+    assert.equal(fs.existsSync(meta('fonts/t1/x.png')), false);
+    assert.equal(await typeOf('fonts/t1/x.png'), 'image/png');
+    assert.deepEqual(fs.readdirSync(path.join(dir, '.tmp')), []);
+  });
+
   test('a traversal key writes nothing outside the directory', async () => {
     const parent = tempDir();
     const store = createLocalDiskBlobStore({ dir: path.join(parent, 'blobs'), publicUrl: 'http://placard.test', keys });
