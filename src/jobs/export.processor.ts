@@ -84,7 +84,6 @@ export interface ExportProcessorOptions {
 /** An error of a stage that is not the render (storing the file): reported as such once retries are used up. */
 class StorageError extends Error {}
 
-/** Final status of an export from its creatives (SPEC §6). */
 /**
  * Where an export's file is stored: `exports/<the export id's first two hex digits>/<export id>-<name>`. A folder per
  * export made a new directory for every export on local disk (issue 21: ext4's directory allocation was a sixth of a
@@ -95,6 +94,7 @@ export function exportFileKey(exportId: string, name: string): string {
   return `exports/${exportId.slice(0, 2)}/${exportId}-${name}`;
 }
 
+/** Final status of an export from its creatives (SPEC §6). */
 export function finalStatus(creatives: Pick<CreativeRow, 'status'>[]): ExportStatus {
   const complete = creatives.filter((c) => c.status === 'complete').length;
   if (complete === creatives.length) return 'complete';
