@@ -63,7 +63,7 @@ const TYPE_OF_EXTENSION: Readonly<Record<string, string>> = {
 };
 
 /** The content type a key's extension names, if it is one of TYPE_OF_EXTENSION's. */
-export function typeOfKey(key: string): string | undefined {
+function typeOfKey(key: string): string | undefined {
   const dot = key.lastIndexOf('.');
   return dot > key.lastIndexOf('/') ? TYPE_OF_EXTENSION[key.slice(dot + 1)] : undefined;
 }
@@ -103,7 +103,8 @@ function renameIntoSync(from: string, to: string): void {
  * The put of a store rooted at `root` (createLocalDiskBlobStore), done synchronously by the thread that holds the
  * bytes: a render thread stores its own output (issue 21: the event loop's file calls were a sixth of an export's
  * CPU) instead of handing the bytes back for the event loop to write. The same files in the same order as `put`:
- * the content type, then the file, each renamed into place from `.tmp/`. Never call it on the event loop.
+ * the content type (unless the key names it), then the file, each renamed into place from `.tmp/`. Never call it on
+ * the event loop.
  */
 export function writeBlobFileSync(root: string, key: string, body: Uint8Array, contentType: string): { size: number } {
   const base = path.resolve(root);
@@ -131,7 +132,7 @@ export function writeBlobFileSync(root: string, key: string, body: Uint8Array, c
   } catch (error) {
     if (missing(error)) tmpDirsMade.delete(tmpDir);
     rmSync(tmp, { force: true });
-    if (!named) rmSync(tmpMeta, { force: true });
+    rmSync(tmpMeta, { force: true });
     throw error;
   }
 }
@@ -192,7 +193,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Bl
         return { size };
       } catch (error) {
         if (missing(error)) tmpDirMade = false; // the next put makes it again
-        await Promise.all([fs.rm(tmp, { force: true }), named ? undefined : fs.rm(tmpMeta, { force: true })]);
+        await Promise.all([fs.rm(tmp, { force: true }), fs.rm(tmpMeta, { force: true })]);
         throw error;
       }
     },
