@@ -32,7 +32,7 @@ const TEMPLATE_NODE = {
   isTemplate: false,
   projectId: 12,
   apiGenerated: false,
-  thumbUrl: `https://placard.example.com/files/thumbnails/${HASH}/0b6f3c1e-2d4a-4f8b-9c7e-5a1d3b2c4e6f.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f`,
+  thumbUrl: `https://placard.example.com/files/thumbnails/${HASH.slice(0, 2)}/${HASH}-0b6f3c1e-2d4a-4f8b-9c7e-5a1d3b2c4e6f.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f`,
 };
 
 const PENDING_EXPORT = {

@@ -31,6 +31,7 @@ import {
   type DesignRow,
 } from '../storage/db/repositories/designs.repository.js';
 import { createFolderRepository, type FolderRow } from '../storage/db/repositories/folders.repository.js';
+import type { ProjectRow } from '../storage/db/repositories/projects.repository.js';
 import { createProjectRepository } from '../storage/db/repositories/projects.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import { type Access, createAccess, projectScope, requirePermission } from './access.js';
@@ -47,6 +48,8 @@ export interface DesignServiceDeps {
    * (the CLI seeder) the thumbnail is drawn before answering.
    */
   queue?: Pick<JobQueue, 'enqueue'>;
+  /** A new design's hash (7 characters of a-z0-9). Default: random; tests give taken ones to collide. */
+  newHash?: () => string;
 }
 
 export interface ImportDesignInput {
@@ -103,23 +106,31 @@ function withoutHashes(doc: DesignDocument, drop: Set<string>): DesignDocument {
   };
 }
 
+/** The new design's own hash turned out to be in use: the import starts again with another (see importDesign). */
+class DesignHashTaken extends Error {}
+
 /**
  * Normalises `doc` (see normaliseDocument) with size hashes that no other design uses and that differ from
  * `reserved` (the design's own hash). A hash the document brings is kept when it is free; one in use elsewhere is
  * replaced, as a copied document must not take over another design's sizes. Sizes without a hash inherit the hash of
- * the `existing` document's size of the same name and dimensions.
+ * the `existing` document's size of the same name and dimensions. With `reservedIsNew`, the design's own hash is
+ * checked in the same statement as its sizes' (a new design: one statement for both), and DesignHashTaken is thrown
+ * when it is in use.
  */
 async function assignSizeHashes(
   designs: Pick<DesignRepository, 'takenHashes'>,
   doc: DesignDocument,
-  options: { designId: number | null; reserved: string; existing?: DesignDocument },
+  options: { designId: number | null; reserved: string; reservedIsNew?: boolean; existing?: DesignDocument },
 ): Promise<DesignDocument> {
   let candidate = doc;
+  let checkReserved = options.reservedIsNew ?? false;
   // A collision of fresh random hashes is about one in 10^10 per size: a few rounds always end it.
   for (let round = 0; round < 5; round++) {
     const normalised = normaliseDocument(candidate, options.existing);
     const hashes = normalised.sizes.map((size) => size.hash as string);
-    const taken = await designs.takenHashes(hashes, options.designId);
+    const taken = await designs.takenHashes(checkReserved ? [options.reserved, ...hashes] : hashes, options.designId);
+    if (checkReserved && taken.has(options.reserved)) throw new DesignHashTaken();
+    checkReserved = false;
     if (hashes.includes(options.reserved)) taken.add(options.reserved);
     if (taken.size === 0) return normalised;
     candidate = withoutHashes(normalised, taken);
@@ -216,7 +227,14 @@ export function versionEventOf(version: DesignVersionRow, actor: Actor) {
   };
 }
 
-export function createDesignService({ db, dialect, access, thumbnails, queue }: DesignServiceDeps) {
+export function createDesignService({
+  db,
+  dialect,
+  access,
+  thumbnails,
+  queue,
+  newHash = randomHash,
+}: DesignServiceDeps) {
   const designs = createDesignRepository(db, dialect);
 
   /** Has the thumbnail of this revision drawn in the background (after the commit: the queue may live elsewhere). */
@@ -324,13 +342,29 @@ export function createDesignService({ db, dialect, access, thumbnails, queue }: 
     }
     const name = input.name.trim();
     const doc = { ...readDocument(input.document, { pointer: '/document' }), name };
-    let hash = randomHash();
-    while ((await designs.takenHashes([hash])).size > 0) hash = randomHash();
+    // The new hash is checked inside the transaction, with the sizes' hashes; taken (about one in 10^10), the
+    // import starts again with another.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await createAs(newHash(), actor, input, options, { project, folder, name, doc });
+      } catch (error) {
+        if (!(error instanceof DesignHashTaken) || attempt === 5) throw error;
+      }
+    }
+  }
 
+  async function createAs(
+    hash: string,
+    actor: Actor,
+    input: ImportDesignInput,
+    options: ImportOptions,
+    checked: { project: ProjectRow; folder: FolderRow | null; name: string; doc: DesignDocument },
+  ) {
+    const { project, folder, name, doc } = checked;
     const insert = (thumbKey: string | null) =>
       inTransaction({ projectId: project.id, folder }, async (tx) => {
         const repo = createDesignRepository(tx, dialect);
-        const stored = await assignSizeHashes(repo, doc, { designId: null, reserved: hash });
+        const stored = await assignSizeHashes(repo, doc, { designId: null, reserved: hash, reservedIsNew: true });
         const row = await repo.insert({
           hash,
           teamId: actor.teamId,
@@ -346,6 +380,7 @@ export function createDesignService({ db, dialect, access, thumbnails, queue }: 
         await repo.replaceSizes(
           row.id,
           stored.sizes.map((size) => size.hash as string),
+          true,
         );
         const template = await nodeOf(row);
         await recordEvent(tx, { teamId: actor.teamId, action: 'design/create', data: { template } });
@@ -567,6 +602,7 @@ export async function importDesign(
   runtime: { db: Db; blobs: BlobStore },
   actor: Actor,
   input: ImportDesignInput,
+  options: Pick<DesignServiceDeps, 'newHash'> = {},
 ): Promise<{ template: Awaited<ReturnType<DesignService['importDesign']>>['template'] }> {
   const { kysely, dialect } = runtime.db;
   const access = createAccess({
@@ -574,6 +610,7 @@ export async function importDesign(
     brandKits: createBrandKitRepository(kysely),
     folders: createFolderRepository(kysely, dialect),
   });
-  const service = createDesignService({ db: kysely, dialect, access, thumbnails: createThumbnails(runtime.blobs) });
+  const thumbnails = createThumbnails(runtime.blobs);
+  const service = createDesignService({ db: kysely, dialect, access, thumbnails, newHash: options.newHash });
   return service.importDesign(actor, input);
 }

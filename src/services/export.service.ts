@@ -565,7 +565,9 @@ export function createExportService(deps: ExportServiceDeps) {
           folderId: general.newDesignFolderId,
           name,
           apiGenerated: true,
-          document: { ...changed, name },
+          // The template's size hashes are its own: the new design's sizes get fresh ones in the first round of
+          // their check instead of the second (one statement fewer).
+          document: { ...changed, name, sizes: changed.sizes.map(({ hash: _taken, ...size }) => size) },
         },
         {
           thumbnail: 'later',

@@ -130,7 +130,11 @@ describe('createThumbnails over the local disk store', () => {
     const doc = banner();
     const first = await thumbnails.make('abc1234', doc);
     const second = await thumbnails.make('abc1234', doc);
-    assert.match(first, /^thumbnails\/abc1234\/[0-9a-f-]{36}\.png$/);
+    assert.match(
+      first,
+      /^thumbnails\/ab\/abc1234-[0-9a-f-]{36}\.png$/,
+      'a folder per two first characters, not per design',
+    );
     assert.notEqual(first, second);
 
     const stored = await blobs.get(first);

@@ -18135,7 +18135,7 @@ export interface paths {
                          *             "isTemplate": false,
                          *             "projectId": 12,
                          *             "apiGenerated": false,
-                         *             "thumbUrl": "https://placard.example.com/files/thumbnails/k3x9q2m/0b6f3c1e-2d4a-4f8b-9c7e-5a1d3b2c4e6f.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f"
+                         *             "thumbUrl": "https://placard.example.com/files/thumbnails/k3/k3x9q2m-0b6f3c1e-2d4a-4f8b-9c7e-5a1d3b2c4e6f.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f"
                          *           }
                          *         ],
                          *         "pageInfo": {
@@ -18300,7 +18300,7 @@ export interface paths {
                          *           "isTemplate": true,
                          *           "projectId": 12,
                          *           "apiGenerated": false,
-                         *           "thumbUrl": "https://placard.example.com/files/thumbnails/k3x9q2m/0b6f3c1e-2d4a-4f8b-9c7e-5a1d3b2c4e6f.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f"
+                         *           "thumbUrl": "https://placard.example.com/files/thumbnails/k3/k3x9q2m-0b6f3c1e-2d4a-4f8b-9c7e-5a1d3b2c4e6f.png?exp=1772486100&sig=Zk3v9Qm2xW8yTn4pLr6sHj1uBc7dEa5f"
                          *         }
                          *       }
                          *     }

@@ -159,7 +159,7 @@ describe('/v1/templates', () => {
       const early = await t.download(template.thumbUrl);
       assert.equal(early.status, 200, early.body.toString());
       assert.ok(early.body.equals((await t.download(thumbUrl)).body));
-      assert.ok(thumbUrl.startsWith(`${t.filesBase}/thumbnails/${template.id}/`), thumbUrl);
+      assert.ok(thumbUrl.startsWith(`${t.filesBase}/thumbnails/${template.id.slice(0, 2)}/${template.id}-`), thumbUrl);
       assert.match(thumbUrl, t.bucket ? /^[^?]+\.png\?X-Amz-/ : /^[^?]+\.png\?exp=\d+&sig=/);
 
       const stored = await row(template.id);

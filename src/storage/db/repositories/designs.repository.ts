@@ -130,11 +130,11 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
      */
     async takenHashes(hashes: readonly string[], exceptDesignId: number | null = null): Promise<Set<string>> {
       if (hashes.length === 0) return new Set();
-      const designs = await db.selectFrom('designs').select('hash').where('hash', 'in', hashes).execute();
       let sizes = db.selectFrom('design_sizes').select('hash').where('hash', 'in', hashes);
       if (exceptDesignId !== null) sizes = sizes.where('design_id', '!=', exceptDesignId);
-      const sizeRows = await sizes.execute();
-      return new Set([...designs, ...sizeRows].map((r) => r.hash));
+      // One statement for both tables: an export with changes checks its new hashes inside its accept (issue 21).
+      const rows = await db.selectFrom('designs').select('hash').where('hash', 'in', hashes).unionAll(sizes).execute();
+      return new Set(rows.map((r) => r.hash));
     },
 
     async insert(design: NewDesign): Promise<DesignRow> {
@@ -175,7 +175,6 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
         .executeTakeFirstOrThrow();
     },
 
-    /** Makes `hashes` (in document order) the size hashes of the design. */
     /** The thumbnail key of the design with this hash, whatever its visibility (signed thumbnail links). */
     async thumbKeyByHash(hash: string): Promise<{ thumb_key: string | null } | undefined> {
       return db.selectFrom('designs').select('thumb_key').where('hash', '=', hash).executeTakeFirst();
@@ -212,8 +211,12 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async replaceSizes(designId: number, hashes: readonly string[]): Promise<void> {
-      await db.deleteFrom('design_sizes').where('design_id', '=', designId).execute();
+    /**
+     * Makes `hashes` (in document order) the size hashes of the design. `isNew`: the design was inserted in this
+     * transaction and has no sizes to delete (one statement fewer).
+     */
+    async replaceSizes(designId: number, hashes: readonly string[], isNew = false): Promise<void> {
+      if (!isNew) await db.deleteFrom('design_sizes').where('design_id', '=', designId).execute();
       if (hashes.length === 0) return;
       await db
         .insertInto('design_sizes')
