@@ -321,6 +321,31 @@ describe('webhook deliveries', () => {
     assert.equal(outbox?.status, 'dispatched');
     assert.deepEqual(await deliveriesOf(owner.teamId), []);
     assert.deepEqual(enqueued, []);
+
+    // Several such events in one pass: the subscribers are read once per action (cached), the events claimed
+    // together (issue 21: it was two statements per event).
+    const more = [];
+    for (let i = 0; i < 6; i++) {
+      const action = i % 2 ? 'project/create' : 'project/delete';
+      more.push(await recordEvent(db(), { teamId: owner.teamId, action, data: {} }));
+    }
+    const before = t.runtime.db.statements();
+    await deliveries.kick();
+    const statements = t.runtime.db.statements() - before;
+    assert.ok(statements <= 4, `${statements} statements: the due events, two subscriber reads, one claim`);
+    const rows = await db()
+      .selectFrom('events_outbox')
+      .select(['status', 'attempts'])
+      .where(
+        'id',
+        'in',
+        more.map((e) => e.id),
+      )
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.attempts]),
+      more.map(() => ['dispatched', 1]),
+    );
   });
 
   test('two dispatchers on one outbox row make one delivery per webhook', async () => {

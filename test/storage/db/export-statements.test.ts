@@ -276,7 +276,8 @@ test("a finish that settles the export's one file writes both, or neither once t
   const first = completeEvent();
   const before = t.runtime.db.statements();
   assert.equal(await deliveries.finishExport(finish, first, []), true);
-  if (!t.postgres) assert.equal(t.runtime.db.statements() - before, 1, 'one statement on SQLite');
+  // SQLite: the `export_finishes` trigger; PostgreSQL: the file's update as one more WITH of the finishing statement.
+  assert.equal(t.runtime.db.statements() - before, 1, 'one statement');
   const [file] = await exports.creativesOf(row.id);
   assert.deepEqual(
     [file.status, file.blob_key, file.bytes, file.render_ms, file.warnings, file.findings, file.progress],
@@ -296,6 +297,27 @@ test("a finish that settles the export's one file writes both, or neither once t
   assert.equal((await exports.findById(other.row.id))?.status, 'pending');
   const events = await db().selectFrom('events_outbox').select('id').where('id', '=', second.id).execute();
   assert.deepEqual(events, []);
+
+  // A failed file: its own columns, in the same one statement.
+  const failing = newExport(1);
+  await exports.insertAtOnce(failing.row, failing.creatives, jobsOf(failing.creatives, `team:${t.owner.teamId}`));
+  const failure = { status: 'failed' as const, code: 'RENDER_TIMEOUT' as const, message: 'took too long', renderMs: 9 };
+  const failed = {
+    ...finish,
+    id: failing.row.id,
+    status: 'failed' as const,
+    errorLog: 'took too long',
+    settle: { creativeId: failing.creatives[0].id, outcome: failure },
+  };
+  const counted = t.runtime.db.statements();
+  assert.equal(await deliveries.finishExport(failed, completeEvent(), []), true);
+  assert.equal(t.runtime.db.statements() - counted, 1, 'one statement');
+  const [failedFile] = await exports.creativesOf(failing.row.id);
+  assert.deepEqual(
+    [failedFile.status, failedFile.error_code, failedFile.error_message, failedFile.render_ms, failedFile.blob_key],
+    ['failed', 'RENDER_TIMEOUT', 'took too long', 9, null],
+  );
+  assert.equal((await exports.findById(failing.row.id))?.status, 'failed');
 });
 
 test('a finish that names its job marks it done while that instance holds it, and only with the export', async () => {

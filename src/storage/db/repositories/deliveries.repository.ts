@@ -6,13 +6,7 @@ import type { OrderBy, OrderDirection } from '../../../domain/page.js';
 import { EXPORT_SETTLED } from '../migrations/0023_export_statements.js';
 import { insertRow, prepared, preparedBy } from '../prepared.js';
 import type { Database } from '../schema.js';
-import {
-  type CreativeOutcome,
-  createExportRepository,
-  type ExportStatus,
-  settledColumns,
-  UNSETTLED,
-} from './exports.repository.js';
+import { type CreativeOutcome, type ExportStatus, settledColumns, UNSETTLED } from './exports.repository.js';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -287,21 +281,32 @@ export function createDeliveryRepository(db: Kysely<Database>) {
           throw error;
         }
       }
-      // PostgreSQL settles the file first, as a render does when it does not finish its export (a crash in between
-      // leaves the export to the job's next attempt, which finds the file settled).
-      if (finish.settle) {
-        const settled = await createExportRepository(db).settleCreative(
-          finish.settle.creativeId,
-          finish.settle.outcome,
-        );
-        if (!settled) return false;
-      }
+      // PostgreSQL settles the file in the same statement (`c`), and the export only when that file was unsettled:
+      // one round trip fewer per export (issue 21), and a crash leaves both to the job's next attempt or neither. The
+      // file's columns come as one JSON record read with the table's own types (`settledColumns`: which columns
+      // depend on the outcome).
+      const settle = finish.settle;
+      const settledFile = settle
+        ? sql`c as (
+            update export_creatives
+            set ${sql.join(
+              Object.keys(settledColumns(settle.outcome)).map(
+                (column) => sql`${sql.ref(column)} = ${sql.ref(`r.${column}`)}`,
+              ),
+            )}, progress = 1, updated_at = ${at}
+            from json_populate_record(null::export_creatives, ${JSON.stringify(settledColumns(settle.outcome))}::json) as r
+            where export_creatives.id = ${settle.creativeId}
+              and export_creatives.status in (${sql.join(UNSETTLED)})
+            returning export_creatives.id
+          ), `
+        : sql``;
       const { rows: answer } = await sql<{ finished: number }>`
-        with f as (
+        with ${settledFile}f as (
           update exports
           set status = ${finish.status}, error_log = ${finish.errorLog}, zip_key = ${finish.zipKey},
             updated_at = ${at}, completed_at = ${at}
           where id = ${finish.id} and status in (${sql.join(UNSETTLED)})
+            ${settle ? sql`and exists (select 1 from c)` : sql``}
           returning id
         ), o as (
           insert into events_outbox (id, team_id, action, payload, occurred_at, status, attempts, next_attempt_at)
@@ -502,6 +507,16 @@ export function createDeliveryRepository(db: Kysely<Database>) {
         .where('status', '=', 'pending')
         .executeTakeFirst();
       return Number(numUpdatedRows) > 0;
+    },
+
+    /** Moves events no webhook listens to from pending to dispatched, in one statement (claimEvent's, for many). */
+    async claimEvents(ids: readonly string[]): Promise<void> {
+      await db
+        .updateTable('events_outbox')
+        .set((eb) => ({ status: 'dispatched', attempts: eb('attempts', '+', 1) }))
+        .where('id', 'in', ids)
+        .where('status', '=', 'pending')
+        .execute();
     },
 
     /** Leaves the event pending but not due before `at` (its dispatch failed). */
