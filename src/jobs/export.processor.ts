@@ -191,10 +191,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   }
 
   /**
-   * An export of one file that this process accepted is finished by the render that made its file, in the statement
-   * that settles the file (issue 21: one statement and one commit fewer per export on SQLite). True when that was done
-   * here, or found done by another run; false when the caller settles the file and finishes the export as usual (a
-   * set, an export this process did not accept, or a failure of this statement, which wrote nothing).
+   * An export of one file is finished by the render that made its file, in the statement that settles the file
+   * (issue 21: one statement and one commit fewer per export on SQLite, one round trip fewer on PostgreSQL). Its file
+   * count comes from this process's memory of what it accepted, or from the job (a worker of the scaled-out shape).
+   * True when that was done here, or found done by another run; false when the caller settles the file and finishes
+   * the export as usual (a set, a job that does not say, or a failure of this statement, which wrote nothing).
    */
   async function settleAndFinish(
     row: ExportRow,
@@ -202,7 +203,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     outcome: CreativeOutcome,
     job: Job<'export.creative'>,
   ): Promise<boolean> {
-    if (row.is_set === 1 || options.accepted?.files(row.id) !== 1) return false;
+    if (row.is_set === 1 || (options.accepted?.files(row.id) ?? job.payload.files) !== 1) return false;
     const settled: CreativeRow = { ...creative, ...settledColumns(outcome), progress: 1 };
     try {
       // The same statement marks this job done where jobs are rows (issue 21, stop 23).

@@ -13,7 +13,15 @@ import type { Database } from '../storage/db/schema.js';
 /** The payload of each job kind. */
 export interface JobPayloads {
   /** Render one file of an export and store it. */
-  'export.creative': { exportId: string; creativeId: string };
+  'export.creative': {
+    exportId: string;
+    creativeId: string;
+    /**
+     * How many files the export makes. One: the render settles its file and finishes the export in one statement,
+     * in whichever process it runs (issue 21). Absent in jobs of the sweep and of earlier versions: the long way.
+     */
+    files?: number;
+  };
   /** Every file of an export is settled: zip a set, set the final status, record the events. */
   'export.finish': { exportId: string };
   /** POST one webhook delivery (events/deliveries.ts). */

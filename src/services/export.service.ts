@@ -346,10 +346,10 @@ export function createExportService(deps: ExportServiceDeps) {
     };
   }
 
-  function renderJob(exportId: string, teamId: number, creative: Pick<CreativeRow, 'id'>) {
+  function renderJob(exportId: string, teamId: number, creative: Pick<CreativeRow, 'id'>, files: number) {
     // The team is the group that takes turns on the render threads (issue 14: fair between teams).
     return {
-      payload: { exportId, creativeId: creative.id },
+      payload: { exportId, creativeId: creative.id, files },
       options: { jobId: creative.id, group: teamGroup(teamId) },
     };
   }
@@ -367,7 +367,7 @@ export function createExportService(deps: ExportServiceDeps) {
     const inTable = deps.queue.transactional;
     if (inTable) {
       for (const creative of stored.creatives) {
-        const job = renderJob(stored.row.id, stored.row.team_id, creative);
+        const job = renderJob(stored.row.id, stored.row.team_id, creative, stored.creatives.length);
         await inTable.enqueue(tx, 'export.creative', job.payload, job.options);
       }
     }
@@ -388,7 +388,7 @@ export function createExportService(deps: ExportServiceDeps) {
       return deps.db.transaction().execute((tx) => store(tx, exportRow, creatives));
     }
     const jobs = creatives.map((creative) => {
-      const job = renderJob(exportRow.id, exportRow.team_id, creative);
+      const job = renderJob(exportRow.id, exportRow.team_id, creative, creatives.length);
       return { jobId: job.options.jobId, payload: job.payload };
     });
     const group = { group: teamGroup(exportRow.team_id) };
@@ -435,7 +435,7 @@ export function createExportService(deps: ExportServiceDeps) {
       return;
     }
     for (const creative of creatives) {
-      const job = renderJob(exportId, teamId, creative);
+      const job = renderJob(exportId, teamId, creative, creatives.length);
       await deps.queue.enqueue('export.creative', job.payload, job.options);
     }
   }
