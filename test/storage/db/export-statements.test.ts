@@ -257,6 +257,30 @@ test('a finish writes the export, its event and its deliveries once; a second on
   assert.equal(await count('events_outbox', 'team_id', t.owner.teamId), eventsBefore);
 });
 
+test('a render starts its file and reads its export in one statement on PostgreSQL, as two statements read them', async () => {
+  const exports = createExportRepository(db());
+  const { row, creatives } = newExport(1);
+  await exports.insertAtOnce(row, creatives, jobsOf(creatives, `team:${t.owner.teamId}`));
+  const stored = await exports.findById(row.id);
+  const before = t.runtime.db.statements();
+  const started = await exports.startRendering(row.id, creatives[0].id);
+  // A worker of the scaled-out shape accepted nothing itself (issue 21): one round trip instead of two.
+  assert.equal(t.runtime.db.statements() - before, t.postgres ? 1 : 2);
+  assert.deepEqual(started.row, stored, 'the export as a read of its row gives it');
+  const [file] = await exports.creativesOf(row.id);
+  assert.equal(file.status, 'inProgress');
+  assert.deepEqual(started.creative, file, 'the file as a read of its row gives it');
+
+  // Settled meanwhile (a job run again): no file to make, the export as it is now.
+  await exports.settleCreative(creatives[0].id, { status: 'failed', code: 'RENDER_TIMEOUT', message: 'slow' });
+  const again = await exports.startRendering(row.id, creatives[0].id);
+  assert.equal(again.creative, undefined);
+  assert.deepEqual(again.row, await exports.findById(row.id));
+  // Deleted with its team: neither.
+  const gone = await exports.startRendering(randomUUID(), randomUUID());
+  assert.deepEqual(gone, { row: undefined, creative: undefined });
+});
+
 test("a finish that settles the export's one file writes both, or neither once the file is settled", async () => {
   const exports = createExportRepository(db());
   const deliveries = createDeliveryRepository(db());

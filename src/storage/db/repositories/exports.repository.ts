@@ -430,6 +430,21 @@ export function createExportRepository(db: Kysely<Database>) {
       started?: CreativeRow,
     ): Promise<{ row: ExportRow | undefined; creative: CreativeRow | undefined }> {
       if (known && started) return { row: known, creative: started };
+      if (postgres && !known) {
+        // A worker of the scaled-out shape: the file started and its export read in one round trip (issue 21). The
+        // columns are integer, real and text, which JSON gives back as the same values the driver would.
+        const { rows } = await sql<{ export: ExportRow; creative: CreativeRow | null }>`
+          with c as (
+            update export_creatives set status = 'inProgress', updated_at = ${now()}
+            where id = ${creativeId} and status in (${sql.join(UNSETTLED)})
+            returning *
+          )
+          select row_to_json(e) as export, (select row_to_json(c) from c) as creative
+          from exports as e where e.id = ${exportId}
+        `.execute(db);
+        const [found] = rows;
+        return { row: found?.export, creative: found?.creative ?? undefined };
+      }
       const [creative] = (await startCreative(db, { id: creativeId, at: now() })).rows;
       // A settled (or deleted) file is rare: its export is read as it is now.
       const row = known && creative ? known : (await readExport(db, { id: exportId })).rows[0];
