@@ -31,8 +31,7 @@ import {
   type DesignRow,
 } from '../storage/db/repositories/designs.repository.js';
 import { createFolderRepository, type FolderRow } from '../storage/db/repositories/folders.repository.js';
-import type { ProjectRow } from '../storage/db/repositories/projects.repository.js';
-import { createProjectRepository } from '../storage/db/repositories/projects.repository.js';
+import { createProjectRepository, type ProjectRow } from '../storage/db/repositories/projects.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import { type Access, createAccess, projectScope, requirePermission } from './access.js';
 import { createThumbnails, type Thumbnails } from './thumbnail.js';
@@ -107,7 +106,11 @@ function withoutHashes(doc: DesignDocument, drop: Set<string>): DesignDocument {
 }
 
 /** The new design's own hash turned out to be in use: the import starts again with another (see importDesign). */
-class DesignHashTaken extends Error {}
+class DesignHashTaken extends Error {
+  constructor() {
+    super('a new design hash was taken on each of five attempts');
+  }
+}
 
 /**
  * Normalises `doc` (see normaliseDocument) with size hashes that no other design uses and that differ from
