@@ -17,6 +17,7 @@ import { benchPreflight } from './preflight.bench.js';
 import { benchRender } from './render.bench.js';
 import { benchRenderUrl } from './render-url.bench.js';
 import { benchScale } from './scale.bench.js';
+import { newFileMicros } from './scratch.js';
 import { benchStudio } from './studio.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
@@ -58,4 +59,10 @@ if (unknown.length) {
 // The service under test runs from dist/, so build it first.
 execSync('npm run build --silent', { stdio: 'inherit' });
 console.log(`# Placard benchmarks — ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
-for (const name of wanted.length ? wanted : Object.keys(SECTIONS)) await SECTIONS[name]();
+for (const name of wanted.length ? wanted : Object.keys(SECTIONS)) {
+  // Beside the load average: what a new file costs on this disk now (bench/scratch.ts says why it varies tenfold).
+  console.log(
+    `\n## ${name} — a new file on the bench's disk: ${newFileMicros().toFixed(0)} µs (write + rename, median of 200; 55–75 µs on a quiet disk here)`,
+  );
+  await SECTIONS[name]();
+}

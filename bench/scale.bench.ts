@@ -16,12 +16,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
 import { DESIGN_DOCUMENT_EXAMPLE } from '../src/domain/design-document-doc.js';
 import { deleteKeysWithPrefix, openRedis } from '../src/storage/redis.js';
 import { freePort } from '../test/helpers/ports.js';
 import { createTestBucket } from '../test/helpers/s3-server.js';
+import { scratchDir } from './scratch.js';
 import { printTable } from './table.js';
 
 const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 100);
@@ -104,7 +104,7 @@ async function webhookReceiver() {
 async function startProcess(command: 'serve' | 'worker', env: NodeJS.ProcessEnv, publicUrl: string, dir?: string) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const dataDir = dir ?? fs.mkdtempSync(path.join(os.tmpdir(), `placard-bench-${command}-`));
+  const dataDir = dir ?? scratchDir(`placard-bench-${command}-`);
   // BENCH_SERVICE_ARGS: node flags of every process started here (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
   const flags = (process.env.BENCH_SERVICE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = spawn(process.execPath, [...flags, 'bin/placard.js', command], {
@@ -131,7 +131,6 @@ async function startProcess(command: 'serve' | 'worker', env: NodeJS.ProcessEnv,
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
-      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -401,7 +400,7 @@ export async function benchScale() {
   try {
     // Embedded: one process, SQLite, the job table, local disk; 1 then 2 render threads.
     for (const threads of WORKER_COUNTS) {
-      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-bench-embedded-'));
+      const dataDir = scratchDir('placard-bench-embedded-');
       const env = { ...common, PLACARD_RENDER_THREADS: String(threads) };
       execFileSync(process.execPath, ['bin/placard.js', 'migrate'], {
         env: { ...env, PLACARD_DATA_DIR: dataDir },

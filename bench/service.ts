@@ -11,12 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { deleteKeysWithPrefix, openRedis } from '../src/storage/redis.js';
 import { freePort } from '../test/helpers/ports.js';
 import { createTestBucket } from '../test/helpers/s3-server.js';
+import { scratchDir } from './scratch.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
 type Json = any;
@@ -164,7 +164,7 @@ export async function startService(
   env: Record<string, string> = {},
   options: ServiceOptions = {},
 ): Promise<RunningService> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-bench-'));
+  const dataDir = scratchDir();
   const full: NodeJS.ProcessEnv = {
     ...process.env,
     LOG_LEVEL: 'warn',
@@ -193,7 +193,6 @@ export async function startService(
     ...client(service.url, credentials),
     async stop() {
       await service.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -261,12 +260,8 @@ export async function startScaledOut(
   const dbUrl = new URL(serverUrl);
   dbUrl.pathname = `/${database}`;
   const prefix = `placard-bench-${randomBytes(4).toString('hex')}`;
-  const dataDirs: string[] = [];
-  const dataDir = () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-bench-'));
-    dataDirs.push(dir);
-    return dir;
-  };
+  // Removed when the bench process ends (bench/scratch.ts).
+  const dataDir = () => scratchDir();
   const stops: Array<() => Promise<void>> = [];
   const workerStops: Array<() => Promise<void>> = [];
   const workerPids: number[] = [];
@@ -279,7 +274,6 @@ export async function startScaledOut(
     await redis.quit();
     await bucket?.remove().catch(() => undefined);
     await pgAdmin(serverUrl, `drop database if exists ${database} with (force)`);
-    for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   }
   await pgAdmin(serverUrl, `create database ${database}`);
   try {
