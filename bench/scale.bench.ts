@@ -26,6 +26,8 @@ import { printTable } from './table.js';
 
 const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 100);
 const CONCURRENCY = 16;
+/** Exports before a shape is measured; BENCH_SCALE_WARM_UP. */
+const WARM_UP = Number(process.env.BENCH_SCALE_WARM_UP ?? 400);
 const WORKER_COUNTS = [1, 2];
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
@@ -341,7 +343,10 @@ export async function benchScale() {
     workers: Process[],
     withPg: boolean,
   ) {
-    await run(shape, 4 * threads); // warm-up: render threads started, fonts loaded
+    // Warm-up, as the exports bench's: render threads started, fonts loaded, and the export path compiled by V8 in
+    // every process. With 4–8 exports, the scaled-out shape's three processes ran their S3, PostgreSQL and BullMQ
+    // code interpreted (stop 28, one worker: 32 exports/s after 4 exports of warm-up, 40 after 400).
+    await run(shape, WARM_UP);
     for (const scenario of scenarios) {
       const before = { api: await readCounters([api]), workers: await readCounters(workers) };
       const pgBefore = withPg ? await pgStats() : null;

@@ -99,11 +99,13 @@ export interface ProcessOptions<K extends JobKind> {
 /**
  * Render jobs of one kind that run at once per render thread. While one job renders, the others read rows, fetch and
  * store files: on the local disk that takes a fraction of a render, so two per thread keep the thread busy; with an
- * object store, PostgreSQL and Redis over the network it takes longer than a small render (issue 21: with two, a
- * scaled-out worker's thread waited between renders; one worker made 34–38 exports/s, 40–42 with four), so four.
+ * object store, PostgreSQL and Redis over the network it takes several small renders' time (issue 21: with two, a
+ * scaled-out worker's thread waited between renders; one worker made 34–38 exports/s, 40–42 with four; stop 28, two
+ * PUTs of 25–45 ms each: 40 exports/s with four, 45 with eight), so eight. Jobs waiting for the thread hold only
+ * their document: pixels exist for the one being drawn.
  */
 export function renderJobsPerThread(blobs: { readonly localRoot?: string }): number {
-  return blobs.localRoot ? 2 : 4;
+  return blobs.localRoot ? 2 : 8;
 }
 
 export type JobHandler<K extends JobKind> = (job: Job<K>) => Promise<void>;
