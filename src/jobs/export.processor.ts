@@ -46,7 +46,7 @@ import type { Database } from '../storage/db/schema.js';
 import type { AcceptedExports } from './accepted-exports.js';
 import { type ErrorLog, type ExportLinks, presentExport } from './export-view.js';
 import { teamGroup } from './fair.js';
-import { type Job, type JobQueue, renderJobsPerThread } from './job-queue.js';
+import { type Job, type JobQueue, renderJobsPerThread, thumbnailJobId } from './job-queue.js';
 
 export interface ExportProcessorLog {
   error(details: object, message: string): void;
@@ -54,7 +54,7 @@ export interface ExportProcessorLog {
 
 export interface ExportProcessorOptions {
   db: Kysely<Database>;
-  queue: Pick<JobQueue, 'enqueue' | 'process'>;
+  queue: Pick<JobQueue, 'enqueue' | 'process' | 'cancel'>;
   pool: Pick<RenderPool, 'render' | 'renderFiles' | 'threads'>;
   blobs: Pick<BlobStore, 'put' | 'get' | 'localRoot'>;
   links: ExportLinks;
@@ -66,8 +66,11 @@ export interface ExportProcessorOptions {
     fromRendered(designHash: string, size: { width: number; height: number }, rendered: Uint8Array): Promise<string>;
     discard(keys: readonly (string | null)[]): Promise<void>;
   };
-  /** Sets a thumbnail on a design that has none yet; false when it has one (a change drew it meanwhile). */
-  setMissingThumbnail?: (designHash: string, key: string) => Promise<boolean>;
+  /**
+   * Sets a thumbnail on a design that has none yet: the design's id and revision, or null when it has one (a change
+   * drew it meanwhile).
+   */
+  setMissingThumbnail?: (designHash: string, key: string) => Promise<{ id: number; revision: number } | null>;
   /** Exports this process accepted: their rows are not read again for their renders. None: always read. */
   accepted?: Pick<AcceptedExports, 'peek' | 'files' | 'forget' | 'takeStarted'>;
   /** Time budget of one still render (config.renderTimeouts.stillSeconds × 1000). */
@@ -391,8 +394,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   /**
    * The design an export with changes made gets its thumbnail from the export's picture of its first slide of its
-   * first size, resized (about 1 ms) instead of drawn again on the render threads; the design.thumbnail job the
-   * export enqueued finds it done. Best effort: a failure leaves that job to draw it.
+   * first size, resized (about 1 ms) instead of drawn again on the render threads, and the design.thumbnail job the
+   * export enqueued is cancelled (issue 21: a minute later it read the whole design to find the thumbnail there; a
+   * crash before the cancel leaves it to do just that). Best effort: a failure leaves that job to draw it.
    */
   async function thumbnailFrom(row: ExportRow, creative: CreativeRow, bytes: Uint8Array): Promise<void> {
     const { thumbnails, setMissingThumbnail } = options;
@@ -402,7 +406,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     try {
       const size = documentOf(row).sizes[0];
       const key = await thumbnails.fromRendered(row.new_design_hash, size, bytes);
-      if (!(await setMissingThumbnail(row.new_design_hash, key))) await thumbnails.discard([key]);
+      const design = await setMissingThumbnail(row.new_design_hash, key);
+      if (!design) await thumbnails.discard([key]);
+      else await options.queue.cancel('design.thumbnail', thumbnailJobId(design.id, design.revision));
     } catch (error) {
       options.log?.error({ err: error, exportId: row.id }, 'export: thumbnail from the first file failed');
     }

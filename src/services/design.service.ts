@@ -15,7 +15,7 @@ import type { ChangeAttribute } from '../elements/element-kind.js';
 import { kindOfElement, type LayerType } from '../elements/registry.js';
 import { AppError } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { JobQueue } from '../jobs/job-queue.js';
+import { type JobQueue, thumbnailJobId } from '../jobs/job-queue.js';
 import { fontFamily as catalogueFamily } from '../render/text/fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { Db, Dialect } from '../storage/db/database.js';
@@ -245,7 +245,7 @@ export function createDesignService({
     await queue?.enqueue(
       'design.thumbnail',
       { designId: row.id, revision: row.revision },
-      { jobId: `design.thumbnail:${row.id}:${row.revision}` },
+      { jobId: thumbnailJobId(row.id, row.revision) },
     );
   }
 

@@ -28,7 +28,7 @@ import { formatOf } from '../formats/registry.js';
 import type { AcceptedExports } from '../jobs/accepted-exports.js';
 import { type ExportLinks, presentExport } from '../jobs/export-view.js';
 import { teamGroup } from '../jobs/fair.js';
-import type { JobQueue } from '../jobs/job-queue.js';
+import { type JobQueue, thumbnailJobId } from '../jobs/job-queue.js';
 import { catalogueFonts } from '../render/text/fonts.js';
 import { now } from '../storage/db/database.js';
 import {
@@ -599,7 +599,8 @@ export function createExportService(deps: ExportServiceDeps) {
       await deps.queue.enqueue(
         'design.thumbnail',
         { designId: created.designId, revision: created.revision },
-        { delayMs: plan.output.thumbnail ? 60_000 : 0 },
+        // Its id lets the processor cancel it once the export's file is the thumbnail.
+        { delayMs: plan.output.thumbnail ? 60_000 : 0, jobId: thumbnailJobId(created.designId, created.revision) },
       );
       return answer(created.stored, actor.teamId, queue);
     },

@@ -341,6 +341,13 @@ describe('exports over HTTP', () => {
     const thumb = decodePng(Buffer.from(await thumbRes.arrayBuffer()));
     assert.deepEqual([thumb.width, thumb.height], [400, 333]);
     assertPixel(thumb, Math.round(160 * (400 / 300)), Math.round(236 * (400 / 300)), [0, 255, 0, 255], 8);
+    // The thumbnail job the export left as a safety net, due in a minute, is cancelled (issue 21): nothing waits.
+    let thumbnailJobs = await t.runtime.jobs.depth(['design.thumbnail']);
+    for (let i = 0; i < 200 && thumbnailJobs > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      thumbnailJobs = await t.runtime.jobs.depth(['design.thumbnail']);
+    }
+    assert.equal(thumbnailJobs, 0, 'no design.thumbnail job waits for a design whose thumbnail the export made');
 
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const second = await ok('GET', `/v1/export/${created.id}`);

@@ -200,15 +200,19 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    /** As setMissingThumbnail for a design known by its hash, whatever its revision. */
-    async setMissingThumbnailByHash(hash: string, key: string): Promise<boolean> {
-      const result = await db
+    /**
+     * As setMissingThumbnail for a design known by its hash, whatever its revision: the design's id and revision when
+     * it was set, null when the design has a thumbnail already (or is gone).
+     */
+    async setMissingThumbnailByHash(hash: string, key: string): Promise<{ id: number; revision: number } | null> {
+      const row = await db
         .updateTable('designs')
         .set({ thumb_key: key })
         .where('hash', '=', hash)
         .where('thumb_key', 'is', null)
+        .returning(['id', 'revision'])
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+      return row ?? null;
     },
 
     /**
