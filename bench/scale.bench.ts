@@ -343,9 +343,10 @@ export async function benchScale() {
     workers: Process[],
     withPg: boolean,
   ) {
-    // Warm-up, as the exports bench's: render threads started, fonts loaded, and the export path compiled by V8 in
-    // every process. With 4–8 exports, the scaled-out shape's three processes ran their S3, PostgreSQL and BullMQ
-    // code interpreted (stop 28, one worker: 32 exports/s after 4 exports of warm-up, 40 after 400).
+    // Warm-up, as the exports bench's: render threads started, fonts loaded, and the export path optimised by V8 in
+    // every process. With 4–8 exports, the scaled-out shape's three cold processes were measured before V8 had
+    // optimised their S3, PostgreSQL and BullMQ code (stop 28, one worker: 32 exports/s after 4 exports of warm-up,
+    // 40 after 400).
     await run(shape, WARM_UP);
     for (const scenario of scenarios) {
       const before = { api: await readCounters([api]), workers: await readCounters(workers) };
