@@ -223,7 +223,7 @@ export function createFontService(deps: FontServiceDeps) {
     }
   }
 
-  /** The team's faces of the given families (lower-cased) grouped by family, the project's kit winning per variant. */
+  /** Every face of the team grouped by family (lower-cased), the project's kit winning per variant. */
   async function teamFaces(teamId: number, projectKitId: number | null) {
     // Kept as the faces a render uses are (issue 21: every export with changes checks its FONTFAMILY changes against
     // these, a statement per export though teams rarely upload); the key cannot be one of usedFaces' `team:families`.
