@@ -33,10 +33,11 @@ export function scratchDir(prefix = 'placard-bench-'): string {
 
 /**
  * Microseconds to make one file as the local blob store does (write into a temporary directory, rename into place),
- * median of `count`, in a scratch directory of its own.
+ * median of `count`, in a scratch directory of its own, or in a new directory under `parent`: the kernel's skipping
+ * is per block group, and a new directory of its own may land in another group than a service's blob store.
  */
-export function newFileMicros(count = 200): number {
-  const dir = scratchDir('placard-bench-files-');
+export function newFileMicros(count = 200, parent?: string): number {
+  const dir = parent ? fs.mkdtempSync(path.join(parent, 'new-file-probe-')) : scratchDir('placard-bench-files-');
   const tmp = path.join(dir, '.tmp');
   fs.mkdirSync(tmp);
   const body = Buffer.alloc(9_000, 1);

@@ -325,7 +325,10 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       fontWarnings = prepared.warnings;
       const run = { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id), store };
       output = await render(row, creative, run, prepared);
+      // The render is over: the next job may take this one's place at the threads while this one stores and settles.
+      job.slotFree?.();
     } catch (error) {
+      job.slotFree?.();
       if (error instanceof BlobWriteError) {
         throw new StorageError(`storing ${creative.file_name} failed: ${error.message}`, { cause: error });
       }

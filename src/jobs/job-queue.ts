@@ -84,6 +84,13 @@ export interface Job<K extends JobKind = JobKind> {
    * then skips its own settle, a write and a commit of its own.
    */
   inline?: { instance: string; settled(): void };
+  /**
+   * The job table's queue only (issue 21, stop 29): the handler's part that the kind's concurrency is for (a render) is
+   * over, and what is left is writing its outcome. The queue counts the job out of its kind's slots and claims the next
+   * one at once, in the same turn as that write (one group commit): before, a render slot stood empty for the write's
+   * round trip and then the claim's. The job keeps its lease until it settles. Calling it again does nothing.
+   */
+  slotFree?(): void;
 }
 
 export interface ProcessOptions<K extends JobKind> {
@@ -98,14 +105,18 @@ export interface ProcessOptions<K extends JobKind> {
 
 /**
  * Render jobs of one kind that run at once per render thread. While one job renders, the others read rows, fetch and
- * store files: on the local disk that takes a fraction of a render, so two per thread keep the thread busy; with an
- * object store, PostgreSQL and Redis over the network it takes several small renders' time (issue 21: with two, a
- * scaled-out worker's thread waited between renders; one worker made 34–38 exports/s, 40–42 with four; stop 28, two
- * PUTs of 25–45 ms each: 40 exports/s with four, 45 with eight), so eight. Jobs waiting for the thread hold only
- * their document: pixels exist for the one being drawn.
+ * store files, and the thread's last JPEG or PNG is encoded on libuv's pool; jobs beyond the threads wait in the
+ * pool's gate, where teams take turns (formats/thread-gate.ts), so a deeper line does not let one team's burst go
+ * ahead of another's next file. On the local disk four per thread (issue 21, stop 29: with two, 698 against 771
+ * exports/s at c=16 in a paired run, the cores idle while a thread's two jobs both waited for the database; eight gave
+ * 4 % more only because the bench's 16 in flight then all fit, skipping their claims). With an object store,
+ * PostgreSQL and Redis over the network that wait takes several small renders' time (with two, a scaled-out worker's
+ * thread waited between renders: 34–38 exports/s, 40–42 with four; stop 28, two PUTs of 25–45 ms each: 40 exports/s
+ * with four, 45 with eight), so eight. Jobs waiting for the thread hold only their document: pixels exist for the one
+ * being drawn.
  */
 export function renderJobsPerThread(blobs: { readonly localRoot?: string }): number {
-  return blobs.localRoot ? 2 : 8;
+  return blobs.localRoot ? 4 : 8;
 }
 
 export type JobHandler<K extends JobKind> = (job: Job<K>) => Promise<void>;

@@ -61,6 +61,8 @@ interface Execution {
   registration: Registration;
   /** Handed back by stop(): the handler may still run, but the row is no longer this execution's to settle. */
   abandoned: boolean;
+  /** Counted out of its kind's slots already (Job.slotFree). */
+  slotFreed: boolean;
   renewal: NodeJS.Timeout | null;
   done: Promise<void>;
 }
@@ -392,6 +394,7 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       id: row.id,
       registration,
       abandoned: false,
+      slotFreed: false,
       renewal: null,
       done: Promise.resolve(),
     };
@@ -403,10 +406,17 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
         if (execution.renewal) clearInterval(execution.renewal);
         execution.renewal = null;
         if (execution.abandoned) return; // stop() already released its slot
-        registration.running -= 1;
         if (active.get(row.id) === execution) active.delete(row.id);
-        pump();
+        freeSlot(execution);
       });
+  }
+
+  /** The execution's slot back to its kind, once, and the next job claimed. */
+  function freeSlot(execution: Execution) {
+    if (execution.slotFreed) return;
+    execution.slotFreed = true;
+    execution.registration.running -= 1;
+    pump();
   }
 
   async function renew(execution: Execution) {
@@ -458,6 +468,9 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
         settledInline = true;
       },
     };
+    job.slotFree = () => {
+      if (!execution.abandoned) freeSlot(execution);
+    };
     let failure: Error | null = null;
     try {
       await execution.registration.handler(job);
@@ -499,7 +512,8 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     execution.abandoned = true;
     if (execution.renewal) clearInterval(execution.renewal);
     execution.renewal = null;
-    execution.registration.running -= 1;
+    if (!execution.slotFreed) execution.registration.running -= 1;
+    execution.slotFreed = true;
     if (active.get(execution.id) === execution) active.delete(execution.id);
     await requeue(execution.id);
   }

@@ -479,6 +479,69 @@ describe('local job queue', () => {
     assert.deepEqual([row?.status, row?.updated_at], ['done', '2000-01-01T00:00:00.000Z']);
   });
 
+  test('slotFree: the next job of the kind starts while the first writes its outcome; the first keeps its row', async () => {
+    // A render job frees its render slot when the render is over (issue 21, stop 29): the next job is claimed while
+    // the first still writes, instead of after its write and a claim of its own.
+    const queue = await queueOf({ pollIntervalMs: 3_600_000 });
+    const firstFreed = deferred();
+    const finishFirst = deferred();
+    const secondRan = deferred();
+    const firstEnded = deferred<string | undefined>();
+    queue.process(
+      'webhook.deliver',
+      async (job) => {
+        if (job.payload.deliveryId !== 'first') {
+          secondRan.resolve();
+          return;
+        }
+        const free = job.slotFree;
+        assert.ok(free, 'the job table offers slotFree');
+        free();
+        firstFreed.resolve();
+        await finishFirst.promise;
+        firstEnded.resolve((await rowOf('first'))?.status);
+      },
+      { concurrency: 1 },
+    );
+    await queue.start();
+    await queue.enqueue('webhook.deliver', { deliveryId: 'first' }, { jobId: 'first' });
+    await firstFreed.promise;
+    await queue.enqueue('webhook.deliver', { deliveryId: 'second' }, { jobId: 'second' });
+    assert.ok(await settlesSoon(secondRan.promise), 'the second job waited for the first to settle');
+    finishFirst.resolve();
+    // Its lease held to the end: nobody else could take it meanwhile, and the queue settles it as usual.
+    assert.equal(await firstEnded.promise, 'running');
+    await sleep(100);
+    assert.equal((await rowOf('first'))?.status, 'done');
+    assert.equal((await rowOf('second'))?.status, 'done');
+  });
+
+  test('slotFree counts a slot once: two jobs in a slot of one while each writes, never three', async () => {
+    const queue = await queueOf({ pollIntervalMs: 3_600_000 });
+    let rendering = 0;
+    let mostRendering = 0;
+    const done = deferred();
+    let finished = 0;
+    queue.process(
+      'webhook.deliver',
+      async (job) => {
+        rendering += 1;
+        mostRendering = Math.max(mostRendering, rendering);
+        await sleep(5);
+        rendering -= 1;
+        job.slotFree?.();
+        job.slotFree?.();
+        await sleep(15); // writing the outcome
+        if (++finished === 6) done.resolve();
+      },
+      { concurrency: 1 },
+    );
+    await queue.start();
+    for (let i = 0; i < 6; i++) await queue.enqueue('webhook.deliver', { deliveryId: `d${i}` }, { jobId: `d${i}` });
+    assert.ok(await settlesSoon(done.promise), 'the six jobs did not all run');
+    assert.equal(mostRendering, 1, 'more jobs were in their slot part than the kind has slots');
+  });
+
   test('hold: a job inserted claimed runs in the slot taken, with no claim; none while busy, dirty or stopping', async (t) => {
     // An export accepted while a render slot is free and nothing waits is inserted with its job claimed by its process
     // (issue 21, stop 24, migration 0025): no claim statement between the accept and the render.
