@@ -325,9 +325,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       fontWarnings = prepared.warnings;
       const run = { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id), store };
       output = await render(row, creative, run, prepared);
-      // The render is over: the next job may take this one's place at the threads while this one stores and settles.
-      job.slotFree?.();
     } catch (error) {
+      // What is left is a write to the database: the next job may take this one's place at the threads meanwhile.
       job.slotFree?.();
       if (error instanceof BlobWriteError) {
         throw new StorageError(`storing ${creative.file_name} failed: ${error.message}`, { cause: error });
@@ -374,6 +373,10 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     } finally {
       if (output.file !== undefined) await fs.promises.rm(output.file, { force: true });
     }
+    // The file is stored (by the render thread on the local disk): what is left is the outcome's write, and the next
+    // job may take this one's place at the threads meanwhile. Not before the store's put: a slow object store would
+    // then hold the bytes of ever more files in memory while the threads went on rendering.
+    job.slotFree?.();
     const outcome: CreativeOutcome = {
       status: 'complete',
       blobKey: key,

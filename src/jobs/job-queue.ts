@@ -85,10 +85,11 @@ export interface Job<K extends JobKind = JobKind> {
    */
   inline?: { instance: string; settled(): void };
   /**
-   * The job table's queue only (issue 21, stop 29): the handler's part that the kind's concurrency is for (a render) is
-   * over, and what is left is writing its outcome. The queue counts the job out of its kind's slots and claims the next
-   * one at once, in the same turn as that write (one group commit): before, a render slot stood empty for the write's
-   * round trip and then the claim's. The job keeps its lease until it settles. Calling it again does nothing.
+   * The job table's queue only (issue 21, stop 29): the handler's part that the kind's concurrency is for (a render and
+   * storing its file) is over, and what is left is writing its outcome. The queue counts the job out of its kind's
+   * slots and claims the next one at once, in the same turn as that write (one group commit): before, a render slot
+   * stood empty for the write's round trip and then the claim's. The job keeps its lease until it settles. Calling it
+   * again does nothing.
    */
   slotFree?(): void;
 }
