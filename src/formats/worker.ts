@@ -141,13 +141,37 @@ async function preflightOf(job: RenderJob): Promise<Finding[]> {
   const format = formatOf(job.format);
   const sizeHashes: string[] = [];
   sizeHashes[job.sizeIndex] = job.preflight.sizeHash;
-  return preflightSize(job.document, job.sizeIndex, {
+  const scale = format.outputScale?.(job.settings as never) ?? 1;
+  const slides = format.files === 'perSlide' ? [job.slideIndex] : undefined;
+  const key = `${job.sizeIndex}|${slides?.[0] ?? 'all'}|${scale}|${job.preflight.sizeHash}`;
+  const known = preflights.get(job.document)?.get(key);
+  if (known && known.until > Date.now()) return known.findings;
+  const findings = await preflightSize(job.document, job.sizeIndex, {
     fetcher: renderFetcher(),
-    scale: format.outputScale?.(job.settings as never) ?? 1,
-    slides: format.files === 'perSlide' ? [job.slideIndex] : undefined,
+    scale,
+    slides,
     sizeHashes,
   });
+  // A source that could not be fetched or was refused may be back at the next export: asked again then.
+  if (!findings.some((f) => f.code === 'SOURCE_UNREACHABLE' || f.code === 'SOURCE_REJECTED')) {
+    let byKey = preflights.get(job.document);
+    if (!byKey) {
+      byKey = new Map();
+      preflights.set(job.document, byKey);
+    }
+    byKey.set(key, { findings, until: Date.now() + PREFLIGHT_KEPT_MS });
+  }
+  return findings;
 }
+
+/**
+ * The findings of a document this thread keeps (`documents`, below: the same object for every export of its key), per
+ * size, slide, scale and size hash (issue 21, stop 29: preflight was an eighth of a render thread's time per export at
+ * c=16, the same findings each time for the exports of one revision). Kept for a minute: an image that changed at its
+ * URL is seen again as the image cache sees it. Dropped with the document.
+ */
+const preflights = new WeakMap<object, Map<string, { findings: Finding[]; until: number }>>();
+const PREFLIGHT_KEPT_MS = 60_000;
 
 /**
  * Documents this thread was sent, by key (issue 21): the files of an export, and the exports of one revision, render

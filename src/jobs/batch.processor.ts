@@ -392,7 +392,8 @@ export function createBatchProcessor(options: BatchProcessorOptions) {
     const results = await Promise.allSettled(
       rows.map(async (row) => withDesign(batch, row, chunk, await outcomeOf(batch, row, chunk))),
     );
-    // The renders are over: the next chunk may take this one's place at the threads while its outcomes are written.
+    // The renders are over and their files stored: the next chunk may take this one's place at the threads while its
+    // outcomes are written.
     job.slotFree?.();
     const outcomes = results.flatMap((result, i) =>
       result.status === 'fulfilled' ? [{ row: rows[i], outcome: result.value }] : [],

@@ -13,6 +13,7 @@ import { renderImage } from '../../src/formats/pipeline.js';
 import {
   BlobWriteError,
   createRenderPool,
+  findingsOf,
   type RenderPool,
   RenderTimeoutError,
   workerFile,
@@ -22,6 +23,7 @@ import { ffmpegBinary } from '../../src/render/media/video-frame.js';
 import { comparePngs } from '../render/golden.js';
 import { assertPixel, decodeAny, decodePng } from '../render/pixels.js';
 import { photo, QUADRANTS, type RenderMedia, startRenderMedia } from '../render/render-media.js';
+import { FIXTURES } from './preflight/fixtures.js';
 
 let media: RenderMedia;
 let pool: RenderPool;
@@ -73,6 +75,97 @@ describe('createRenderPool', () => {
       const blue = `blue-${Math.random()}`;
       assertPixel(decodePng(Buffer.from(await single.render(job(solid('#0000FF'), blue)))), 10, 10, [0, 0, 255, 255]);
     } finally {
+      await single.close();
+    }
+  });
+
+  test("a kept document's preflight findings are kept per scale and size hash, its sources' failures never", async () => {
+    // The thread keeps a document's findings for the next export of the key (issue 21, stop 29); what they depend on
+    // besides the document (the output scale, the size hash they name) is part of what they are kept by, and a source
+    // that failed is asked again.
+    const single = createRenderPool({ threads: 1, allowPrivateUrls: true });
+    let served = false;
+    const server = http.createServer((_req, res) => {
+      if (!served) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'image/png' }).end(photo());
+    });
+    server.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const imageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/late.png`;
+    try {
+      // Text that autoFit shrinks under the readable floor at scale 1 (9 output px), not at scale 2.
+      const document = readDocument(FIXTURES.TEXT_SHRUNK.trigger);
+      const key = `small-${Math.random()}`;
+      const job = (scale: number, sizeHash: string) =>
+        ({
+          document,
+          documentKey: key,
+          sizeIndex: 0,
+          slideIndex: 0,
+          format: 'png',
+          settings: { scale },
+          preflight: { mode: 'warn', sizeHash },
+        }) as const;
+      const codes = async (scale: number, sizeHash: string) =>
+        (await single.renderFiles(job(scale, sizeHash))).findings?.map((f) => `${f.code}@${f.sizeHash}`) ?? [];
+      const atOne = await codes(1, 'aaaaaaa');
+      assert.ok(atOne.includes('TEXT_SHRUNK@aaaaaaa'), `TEXT_SHRUNK at scale 1: ${atOne.join(', ') || 'none'}`);
+      assert.deepEqual(await codes(1, 'aaaaaaa'), atOne, 'the same export again finds the same');
+      assert.deepEqual(
+        (await codes(2, 'aaaaaaa')).filter((c) => c.startsWith('TEXT_SHRUNK')),
+        [],
+        'at scale 2 the text is readable: the findings of scale 1 were not reused',
+      );
+      assert.deepEqual(
+        await codes(1, 'bbbbbbb'),
+        atOne.map((c) => c.replace('@aaaaaaa', '@bbbbbbb')),
+        'the findings name the size hash of their own export',
+      );
+
+      // A source that failed: its finding is not kept, so the export after the source came back has none.
+      const withImage = readDocument({
+        ...document,
+        sizes: [
+          {
+            ...document.sizes[0],
+            slides: [
+              {
+                duration: 5,
+                elements: [{ name: 'late', type: 'image', x: 0, y: 0, width: 100, height: 100, src: imageUrl }],
+              },
+            ],
+          },
+        ],
+      });
+      const imageJob = {
+        document: withImage,
+        documentKey: `late-${Math.random()}`,
+        sizeIndex: 0,
+        slideIndex: 0,
+        format: 'png',
+        settings: { scale: 1 },
+        preflight: { mode: 'warn', sizeHash: 'ccccccc' },
+      } as const;
+      const first = await single.renderFiles(imageJob).then(
+        (files) => files.findings ?? [],
+        (error: AppError) => findingsOf(error) ?? [],
+      );
+      assert.ok(
+        first.some((f) => f.code.startsWith('SOURCE_')),
+        `the missing image is a finding: ${first.map((f) => f.code).join(', ')}`,
+      );
+      served = true;
+      const second = (await single.renderFiles(imageJob)).findings ?? [];
+      assert.deepEqual(
+        second.filter((f) => f.code.startsWith('SOURCE_')),
+        [],
+        'the image came back, and the next export no longer reports it',
+      );
+    } finally {
+      server.close();
       await single.close();
     }
   });
