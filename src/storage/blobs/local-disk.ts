@@ -82,8 +82,24 @@ function layout(root: string) {
 function fileOf(key: string, base: string, suffix = ''): string {
   assertBlobKey(key);
   const file = path.join(base, `${key}${suffix}`);
-  if (path.relative(base, file).startsWith('..')) throw new RangeError(`invalid blob key '${key}'`);
+  // path.join normalises away every `..`, so a file inside base starts with it (a prefix test rather than
+  // path.relative, which split both paths for every stored file: issue 21, stop 29).
+  if (!file.startsWith(base.endsWith(path.sep) ? base : `${base}${path.sep}`)) {
+    throw new RangeError(`invalid blob key '${key}'`);
+  }
   return file;
+}
+
+/**
+ * Names of this thread's temporary files: a random prefix drawn once and a counter (issue 21, stop 29: drawing 12
+ * random bytes from the CSPRNG for every stored file was a tenth of a render thread's store). Written with `wx`, so a
+ * name met again (another process's leftover) fails rather than overwrites.
+ */
+const tmpPrefix = randomBytes(8).toString('hex');
+let tmpCount = 0;
+function tmpName(): string {
+  tmpCount += 1;
+  return `${tmpPrefix}-${tmpCount.toString(36)}`;
 }
 
 /** Temporary directories this thread has made, by store root (once per thread, again if one disappears). */
@@ -115,7 +131,7 @@ export function writeBlobFileSync(root: string, key: string, body: Uint8Array, c
     mkdirSync(tmpDir, { recursive: true });
     tmpDirsMade.add(tmpDir);
   }
-  const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
+  const tmp = path.join(tmpDir, tmpName());
   const tmpMeta = `${tmp}.json`;
   const named = typeOfKey(key) === contentType;
   try {
@@ -178,7 +194,7 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Bl
         await fs.mkdir(tmpDir, { recursive: true });
         tmpDirMade = true;
       }
-      const tmp = path.join(tmpDir, randomBytes(12).toString('hex'));
+      const tmp = path.join(tmpDir, tmpName());
       const tmpMeta = `${tmp}.json`;
       const named = typeOfKey(key) === contentType;
       try {
