@@ -138,8 +138,8 @@ export function writeBlobFileSync(root: string, key: string, body: Uint8Array, c
     writeFileSync(tmp, body, { flag: 'wx' });
     // Metadata first: a reader that sees the new file also sees its content type. A type the key names is kept by no
     // file, and one an earlier put of the key left is removed (unlinking a missing name costs no allocation).
-    // existsSync first: rmSync of a missing file (every new key) has Node build an ENOENT error with its stack, a
-    // tenth of a render thread's time per export at c=16 (issue 21, stop 29).
+    // existsSync first: rmSync of a missing file (every new key) has Node build an ENOENT error with its stack, about
+    // a twentieth of a render thread's time per export at c=16 (issue 21, stop 29).
     if (named) {
       if (existsSync(metaFile)) rmSync(metaFile, { force: true });
     } else {
