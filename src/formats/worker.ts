@@ -144,7 +144,8 @@ async function preflightOf(job: RenderJob): Promise<Finding[]> {
   const scale = format.outputScale?.(job.settings as never) ?? 1;
   const slides = format.files === 'perSlide' ? [job.slideIndex] : undefined;
   const key = `${job.sizeIndex}|${slides?.[0] ?? 'all'}|${scale}|${job.preflight.sizeHash}`;
-  const known = preflights.get(job.document)?.get(key);
+  let byKey = preflights.get(job.document);
+  const known = byKey?.get(key);
   if (known && known.until > Date.now()) return known.findings;
   const findings = await preflightSize(job.document, job.sizeIndex, {
     fetcher: renderFetcher(),
@@ -154,7 +155,6 @@ async function preflightOf(job: RenderJob): Promise<Finding[]> {
   });
   // A source that could not be fetched or was refused may be back at the next export: asked again then.
   if (!findings.some((f) => f.code === 'SOURCE_UNREACHABLE' || f.code === 'SOURCE_REJECTED')) {
-    let byKey = preflights.get(job.document);
     if (!byKey) {
       byKey = new Map();
       preflights.set(job.document, byKey);

@@ -411,12 +411,17 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       });
   }
 
-  /** The execution's slot back to its kind, once, and the next job claimed. */
-  function freeSlot(execution: Execution) {
-    if (execution.slotFreed) return;
+  /** Counts the execution out of its kind's slots, once; false when it was already. */
+  function countOut(execution: Execution): boolean {
+    if (execution.slotFreed) return false;
     execution.slotFreed = true;
     execution.registration.running -= 1;
-    pump();
+    return true;
+  }
+
+  /** The execution's slot back to its kind, once, and the next job claimed. */
+  function freeSlot(execution: Execution) {
+    if (countOut(execution)) pump();
   }
 
   async function renew(execution: Execution) {
@@ -512,8 +517,7 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
     execution.abandoned = true;
     if (execution.renewal) clearInterval(execution.renewal);
     execution.renewal = null;
-    if (!execution.slotFreed) execution.registration.running -= 1;
-    execution.slotFreed = true;
+    countOut(execution);
     if (active.get(execution.id) === execution) active.delete(execution.id);
     await requeue(execution.id);
   }

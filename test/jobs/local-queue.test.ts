@@ -516,7 +516,7 @@ describe('local job queue', () => {
     assert.equal((await rowOf('second'))?.status, 'done');
   });
 
-  test('slotFree counts a slot once: two jobs in a slot of one while each writes, never three', async () => {
+  test('slotFree counts a slot once: a slot of one never holds two jobs in their render part', async () => {
     const queue = await queueOf({ pollIntervalMs: 3_600_000 });
     let rendering = 0;
     let mostRendering = 0;
