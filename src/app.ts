@@ -58,7 +58,7 @@ import { createAcceptedExports } from './jobs/accepted-exports.js';
 import { createBatchProcessor } from './jobs/batch.processor.js';
 import { createExportProcessor } from './jobs/export.processor.js';
 import { teamGroup } from './jobs/fair.js';
-import { JOB_KINDS, type JobQueue } from './jobs/job-queue.js';
+import { JOB_KINDS, type JobQueue, thumbnailJobId } from './jobs/job-queue.js';
 import { registerThumbnailJobs } from './jobs/thumbnail.processor.js';
 import { createUrlGuard } from './net/url-guard.js';
 import { type AssetFetcher, createAssetFetcher } from './render/media/assets.js';
@@ -304,6 +304,12 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     thumbnails: shared.thumbnails,
     brandFonts: shared.fonts.preparer,
     setMissingThumbnail: (hash, key) => storage.designs.setMissingThumbnailByHash(hash, key),
+    thumbnailLater: async (hash) => {
+      const design = await storage.designs.missingThumbnailByHash(hash);
+      if (!design) return;
+      const payload = { designId: design.id, revision: design.revision };
+      await deps.jobs.enqueue('design.thumbnail', payload, { jobId: thumbnailJobId(design.id, design.revision) });
+    },
     stillBudgetMs: config.renderTimeouts.stillSeconds * 1000,
     videoBudgetMs: config.renderTimeouts.videoSeconds * 1000,
     onRendered: (format, seconds) => metrics.renderSeconds.observe({ format }, seconds),

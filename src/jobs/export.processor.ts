@@ -46,7 +46,7 @@ import type { Database } from '../storage/db/schema.js';
 import type { AcceptedExports } from './accepted-exports.js';
 import { type ErrorLog, type ExportLinks, presentExport } from './export-view.js';
 import { teamGroup } from './fair.js';
-import { type Job, type JobQueue, renderJobsPerThread, thumbnailJobId } from './job-queue.js';
+import { type Job, type JobQueue, renderJobsPerThread } from './job-queue.js';
 
 export interface ExportProcessorLog {
   error(details: object, message: string): void;
@@ -71,6 +71,11 @@ export interface ExportProcessorOptions {
    * drew it meanwhile).
    */
   setMissingThumbnail?: (designHash: string, key: string) => Promise<{ id: number; revision: number } | null>;
+  /**
+   * Has the design with this hash get its thumbnail from a design.thumbnail job if it has none: the export's first
+   * file failed, or its thumbnail could not be stored, or a run after a crash cannot tell whether it was.
+   */
+  thumbnailLater?: (designHash: string) => Promise<void>;
   /** Exports this process accepted: their rows are not read again for their renders. None: always read. */
   accepted?: Pick<AcceptedExports, 'peek' | 'files' | 'forget' | 'takeStarted'>;
   /** Time budget of one still render (config.renderTimeouts.stillSeconds × 1000). */
@@ -296,8 +301,10 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     );
     if (!row) return; // deleted with its team
     if (!creative) {
-      // Settled already (a job run again after a crash): finish the export if that was left undone.
+      // Settled already (a job run again after a crash): finish the export if that was left undone, and the new
+      // design's thumbnail, which the crash may have cut short.
       await finishWhenSettled(exportId, row);
+      if (makesThumbnail(row)) await thumbnailLater(row);
       return;
     }
     const started = performance.now();
@@ -354,6 +361,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         throw error;
       }
       await finishWhenSettled(exportId, row, settled);
+      if (makesThumbnail(row, creative)) await thumbnailLater(row);
       return;
     }
     const renderMs = Math.round(performance.now() - started);
@@ -399,24 +407,41 @@ export function createExportProcessor(options: ExportProcessorOptions) {
   }
 
   /**
+   * Whether this export's file is to become the thumbnail of the design it made (without `creative`: whether one of
+   * its files is). Only a still's picture is a thumbnail (a GIF's first frame is the start of its animation, not the
+   * final state), and only that of the first slide of the first size.
+   */
+  function makesThumbnail(row: ExportRow, creative?: Pick<CreativeRow, 'size_index' | 'slide_number'>): boolean {
+    if (!options.thumbnails || !options.setMissingThumbnail || !row.new_design_hash) return false;
+    if (!formatOf(row.format).thumbnail) return false;
+    return !creative || (creative.size_index === 0 && (creative.slide_number ?? 0) === 0);
+  }
+
+  /** The design.thumbnail job draws it instead; a failure here is logged (the design then shows no thumbnail). */
+  async function thumbnailLater(row: ExportRow): Promise<void> {
+    try {
+      await options.thumbnailLater?.(row.new_design_hash as string);
+    } catch (error) {
+      options.log?.error({ err: error, exportId: row.id }, 'export: having the thumbnail drawn failed');
+    }
+  }
+
+  /**
    * The design an export with changes made gets its thumbnail from the export's picture of its first slide of its
-   * first size, resized (about 1 ms) instead of drawn again on the render threads, and the design.thumbnail job the
-   * export enqueued is cancelled (issue 21: a minute later it read the whole design to find the thumbnail there; a
-   * crash before the cancel leaves it to do just that). Best effort: a failure leaves that job to draw it.
+   * first size, resized (about 1 ms) instead of drawn again on the render threads. Where that fails, a design.thumbnail
+   * job draws it (thumbnailLater), as it does when that file fails.
    */
   async function thumbnailFrom(row: ExportRow, creative: CreativeRow, bytes: Uint8Array): Promise<void> {
     const { thumbnails, setMissingThumbnail } = options;
-    // Only a still's picture is a thumbnail (a GIF's first frame is the start of its animation, not the final state).
-    if (!thumbnails || !setMissingThumbnail || !row.new_design_hash || !formatOf(row.format).thumbnail) return;
-    if (creative.size_index !== 0 || (creative.slide_number ?? 0) !== 0) return;
+    if (!thumbnails || !setMissingThumbnail || !row.new_design_hash || !makesThumbnail(row, creative)) return;
     try {
       const size = documentOf(row).sizes[0];
       const key = await thumbnails.fromRendered(row.new_design_hash, size, bytes);
-      const design = await setMissingThumbnail(row.new_design_hash, key);
-      if (!design) await thumbnails.discard([key]);
-      else await options.queue.cancel('design.thumbnail', thumbnailJobId(design.id, design.revision));
+      if (!(await setMissingThumbnail(row.new_design_hash, key))) await thumbnails.discard([key]);
     } catch (error) {
+      // A key stored but not known to be set is left as it is: the design may refer to it.
       options.log?.error({ err: error, exportId: row.id }, 'export: thumbnail from the first file failed');
+      await thumbnailLater(row);
     }
   }
 
@@ -433,6 +458,10 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         : `rendering ${creative.file_name} crashed the render worker ${job.attempt} times; last error: ${error.message}`,
     });
     await finishWhenSettled(exportId);
+    if (creative.size_index === 0 && (creative.slide_number ?? 0) === 0) {
+      const row = await repo.findById(exportId);
+      if (row && makesThumbnail(row, creative)) await thumbnailLater(row);
+    }
   }
 
   /** Streams the complete files of a set into one zip in the BlobStore; null when no file completed. */

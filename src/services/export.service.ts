@@ -594,14 +594,17 @@ export function createExportService(deps: ExportServiceDeps) {
           },
         },
       );
-      // Formats whose file can be a thumbnail hand their first file to the design (export.processor.ts); this job
-      // draws one only if that did not happen within a minute (a failed first file), and at once for other formats.
-      await deps.queue.enqueue(
-        'design.thumbnail',
-        { designId: created.designId, revision: created.revision },
-        // Its id lets the processor cancel it once the export's file is the thumbnail.
-        { delayMs: plan.output.thumbnail ? 60_000 : 0, jobId: thumbnailJobId(created.designId, created.revision) },
-      );
+      // A format whose file can be a thumbnail hands its first file to the design (export.processor.ts), which has
+      // the job drawn only when that file fails or its thumbnail cannot be stored. Issue 21, stop 30: a job delayed a
+      // minute for that case, cancelled by every export that did make it, was three of the scaled-out shape's nine
+      // Redis round trips per export (the add, the wake-up of the thumbnail workers' blocking pop, the removal).
+      if (!plan.output.thumbnail) {
+        await deps.queue.enqueue(
+          'design.thumbnail',
+          { designId: created.designId, revision: created.revision },
+          { jobId: thumbnailJobId(created.designId, created.revision) },
+        );
+      }
       return answer(created.stored, actor.teamId, queue);
     },
 

@@ -495,6 +495,20 @@ test('an export accepted before a SIGKILL is finished by the next start: files, 
       }
     }
 
+    // Every design an export with changes made gets its thumbnail after the crash: from its first file (JPG, PNG),
+    // drawn by a design.thumbnail job (PDF). A thumbnail link answers 404 until the picture exists.
+    const made = (await api2('GET', '/v1/templates?apiGenerated=true')).response.nodes as Json[];
+    assert.equal(made.length, 3, 'three exports with changes, three designs');
+    for (const node of made) {
+      let res = await fetch(node.thumbUrl);
+      for (let i = 0; i < 400 && res.status === 404; i++) {
+        await sleep(50);
+        res = await fetch(node.thumbUrl);
+      }
+      assert.equal(res.status, 200, `${node.name}: its thumbnail exists\n${second.output()}`);
+      assert.ok(startsWith(Buffer.from(await res.arrayBuffer()), MAGIC.png), `${node.name}: the thumbnail is a PNG`);
+    }
+
     // Let the service finish writing the last download first. Known bug: a response still being written when
     // SIGTERM arrives leaves its keep-alive connection open, app.close() waits for it (Fastify's keepAliveTimeout,
     // 72 s), and the stop ends by its 30 s force exit with code 1. This test is about recovery, not that race.

@@ -76,10 +76,21 @@ function since(start: RoundTrips): Counts {
   };
 }
 
-/** Counts of one export: from before the POST until the webhook came and nothing was sent for half a second. */
-async function countsOfOneExport(creativeHash: string, route: string): Promise<Counts> {
+/**
+ * Counts of one export: from before the POST until the webhook came and nothing was sent for half a second. A JPG of
+ * the design as it is, or (`changes`) a PNG export with changes, which also makes a design and its thumbnail.
+ */
+async function countsOfOneExport(hash: string, route: string, changes?: 'with changes'): Promise<Counts> {
   const start = snapshotRoundTrips();
-  const accepted = await ok('POST', '/v1/export', { creativeHash, type: 'jpg', webhookUrl: `${hookOrigin}${route}` });
+  const webhookUrl = `${hookOrigin}${route}`;
+  const accepted = changes
+    ? await ok('POST', '/v1/export-with-changes', {
+        templateHash: hash,
+        type: 'png',
+        webhookUrl,
+        elementsChanges: [{ elementName: 'headline', changes: [{ attribute: 'LABEL', value: `Trip ${route}` }] }],
+      })
+    : await ok('POST', '/v1/export', { creativeHash: hash, type: 'jpg', webhookUrl });
   assert.ok(accepted.export.id);
   const request = since(start);
   let quietSince = performance.now();
@@ -136,6 +147,45 @@ test('one single-file JPG export with a webhook stays within its Redis and objec
     assert.ok(
       counted[field] <= BUDGET[field],
       `one export made ${counted[field]} ${field}; the budget is ${BUDGET[field]} (docs/decisions.md, issue 21)`,
+    );
+  }
+});
+
+/**
+ * One export with changes of a single-file PNG with a webhook, scaled out, measured with BullMQ 6.7 (issue 21, stop
+ * 30): 12–14 Redis commands in 7 round trips (the fewest of three: 14 in 7), and two PutObjects (the file, the new
+ * design's thumbnail made of it). Before stop 30: 14–21 commands in 9–11 round trips, with the design.thumbnail job it
+ * queued, delayed a minute for the case its file failed, and the removal of that job once the file had made the
+ * thumbnail. The round trips' budget leaves one for a stalled-job check; the commands' two.
+ */
+const WITH_CHANGES_BUDGET = { redisCommands: 16, redisRoundTrips: 8, s3Requests: 2 };
+
+test('one export with changes stays within its budget: no thumbnail job queued and removed again', async () => {
+  const kit = (await ok('POST', '/v1/brandkits/create', { name: 'Kit' })).brandKit.id;
+  const projectId = (await ok('POST', '/v1/projects', { name: 'Changes', brandKitId: kit })).project.id;
+  const hash = (await ok('POST', '/v1/templates/import', { projectId, name: 'Banner', document: SMALL_BANNER }))
+    .template.id;
+  await countsOfOneExport(hash, '/changes-warm', 'with changes');
+  const runs: Counts[] = [];
+  for (const route of ['/changes-a', '/changes-b', '/changes-c']) {
+    runs.push(await countsOfOneExport(hash, route, 'with changes'));
+  }
+  for (const run of runs) {
+    console.log(
+      `with changes: Redis commands ${run.redisCommands}, round trips ${run.redisRoundTrips}, S3 requests ` +
+        `${run.s3Requests}${process.env.PLACARD_ROUND_TRIPS_TRACE === '1' ? ` (${run.commands})` : ''}`,
+    );
+  }
+  const fewest = (field: keyof typeof WITH_CHANGES_BUDGET) => Math.min(...runs.map((r) => r[field]));
+  if (!t.config.redisUrl) {
+    assert.equal(fewest('redisCommands'), 0);
+    assert.equal(fewest('s3Requests'), 0);
+    return;
+  }
+  for (const field of Object.keys(WITH_CHANGES_BUDGET) as (keyof typeof WITH_CHANGES_BUDGET)[]) {
+    assert.ok(
+      fewest(field) <= WITH_CHANGES_BUDGET[field],
+      `one export with changes made ${fewest(field)} ${field}; the budget is ${WITH_CHANGES_BUDGET[field]}`,
     );
   }
 });

@@ -341,7 +341,8 @@ describe('exports over HTTP', () => {
     const thumb = decodePng(Buffer.from(await thumbRes.arrayBuffer()));
     assert.deepEqual([thumb.width, thumb.height], [400, 333]);
     assertPixel(thumb, Math.round(160 * (400 / 300)), Math.round(236 * (400 / 300)), [0, 255, 0, 255], 8);
-    // The thumbnail job the export left as a safety net, due in a minute, is cancelled (issue 21): nothing waits.
+    // No design.thumbnail job waits for it: the export's file was the thumbnail (issue 21, stop 30: none is queued;
+    // the templates imported before this test may still have theirs drawn).
     let thumbnailJobs = await t.runtime.jobs.depth(['design.thumbnail']);
     for (let i = 0; i < 200 && thumbnailJobs > 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
@@ -766,6 +767,55 @@ describe('exports over HTTP', () => {
     const [call] = await hooks.waitFor('/partial', 1);
     assert.equal(call.json.action, 'export/failed');
     assert.equal(call.json.data.export.status, 'completeWithError');
+  });
+
+  test('an export with changes whose first file fails keeps its design, whose thumbnail a job then draws', async () => {
+    media.route('/lost.png', (_req, res) => {
+      res.writeHead(404).end('lost');
+    });
+    // The photo also in the first size (300x250), at the top right: that file fails with the 728x90's.
+    const doc = campaign(`${media.origin}/red.png`);
+    doc.sizes[0].slides[0].elements.push({
+      name: 'photo',
+      type: 'image',
+      x: 200,
+      y: 10,
+      width: 60,
+      height: 60,
+      src: `${media.origin}/red.png`,
+      fit: 'fill',
+    } as (typeof doc.sizes)[0]['slides'][0]['elements'][0]);
+    const template = await importDesign('Photo first', doc);
+    const res = await ok('POST', '/v1/export-with-changes', {
+      templateHash: template,
+      type: 'webp',
+      elementsChanges: [
+        { elementName: 'photo', changes: [{ attribute: 'SOURCE', value: `${media.origin}/lost.png` }] },
+      ],
+    });
+    const done = await waitForExport(res.export.id);
+    assert.equal(done.status, 'completeWithError');
+    assert.deepEqual(
+      done.creatives[0].creatives.map((c: Json) => c.status),
+      ['failed', 'failed', 'complete', 'complete'],
+    );
+    // The design stays; its thumbnail is drawn from the design (the photo that cannot be fetched left out).
+    let thumbKey: string | null = null;
+    for (let i = 0; i < 400 && thumbKey === null; i++) {
+      const row = await t.runtime.db.kysely
+        .selectFrom('designs')
+        .select('thumb_key')
+        .where('hash', '=', done.newDesignHash)
+        .executeTakeFirstOrThrow();
+      thumbKey = row.thumb_key;
+      if (thumbKey === null) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.ok(thumbKey, 'the design got a thumbnail although its first file failed');
+    const listed = await ok('GET', `/v1/templates?apiGenerated=true&keyword=${encodeURIComponent('Photo first')}`);
+    const thumb = decodePng((await download(listed.nodes[0].thumbUrl)).bytes);
+    assert.deepEqual([thumb.width, thumb.height], [400, 333]);
+    // Where the photo would be: the green panel (a red photo here would mean the template's source was drawn).
+    assertPixel(thumb, Math.round(230 * (400 / 300)), Math.round(40 * (400 / 300)), [0, 255, 0, 255], 8);
   });
 
   test('a failed export with changes removes the design it created (issue 15); a partial one keeps it', async () => {

@@ -180,6 +180,16 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
       return db.selectFrom('designs').select('thumb_key').where('hash', '=', hash).executeTakeFirst();
     },
 
+    /** The design with this hash when it has no thumbnail: its id and revision (the thumbnail job's payload). */
+    async missingThumbnailByHash(hash: string): Promise<{ id: number; revision: number } | undefined> {
+      return db
+        .selectFrom('designs')
+        .select(['id', 'revision'])
+        .where('hash', '=', hash)
+        .where('thumb_key', 'is', null)
+        .executeTakeFirst();
+    },
+
     /** A design by id, whatever its visibility (background jobs). */
     async findById(id: number): Promise<DesignRow | undefined> {
       return db.selectFrom('designs').selectAll().where('id', '=', id).executeTakeFirst();
