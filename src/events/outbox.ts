@@ -37,6 +37,19 @@ export function eventPayload(event: NewEvent): EventPayload {
   };
 }
 
+/** As recordEvent, the insert not run: for a statement that writes the event with other rows (issue 21). */
+export function eventStatement(db: Kysely<Database>, event: NewEvent) {
+  const payload = eventPayload(event);
+  const statement = createEventRepository(db).insertStatement({
+    id: payload.id,
+    teamId: payload.teamId,
+    action: payload.action,
+    payload: JSON.stringify(payload),
+    occurredAt: payload.occurredAt,
+  });
+  return { payload, statement };
+}
+
 /**
  * Writes the event to the outbox as a pending row due at once, and returns its payload. `dispatched`: the caller
  * inserts the event's deliveries in the same transaction (events/deliveries.ts, recordWithDeliveries).

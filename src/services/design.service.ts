@@ -6,7 +6,7 @@
 // - replacing the content first saves the previous one as an automatic version, in the same transaction;
 // - what the caller cannot see is a 404 for every role; a visible design the role may not change is a 403.
 import { randomInt } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, OperationNodeSource } from 'kysely';
 import type { Actor } from '../domain/actor.js';
 import { type DesignDocument, normaliseDocument, readDocument } from '../domain/design.schema.js';
 import { type PageQuery, pageRequest } from '../domain/page.js';
@@ -14,7 +14,7 @@ import type { Permission } from '../domain/permissions.js';
 import type { ChangeAttribute } from '../elements/element-kind.js';
 import { kindOfElement, type LayerType } from '../elements/registry.js';
 import { AppError } from '../errors.js';
-import { recordEvent } from '../events/outbox.js';
+import { eventStatement, recordEvent } from '../events/outbox.js';
 import { type JobQueue, thumbnailJobId } from '../jobs/job-queue.js';
 import { fontFamily as catalogueFamily } from '../render/text/fonts.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
@@ -75,6 +75,23 @@ export interface ListDesignsQuery extends PageQuery {
 export interface ImportOptions {
   /** Runs inside the import's transaction after the design row is written, with the stored (normalised) document. */
   within?: (tx: Kysely<Database>, created: { row: DesignRow; document: DesignDocument }) => Promise<void>;
+  /**
+   * On PostgreSQL, for a design outside any folder: instead of a transaction running `within`, the design's inserts
+   * (its row, its sizes, its design/create event) are handed to the caller not run, with the stored document, and the
+   * caller runs them in one statement with its own (issue 21: an export with changes, accepted in one statement instead
+   * of a transaction of eight). Named as WITH statements; `idOf` names the one that answers the design's id.
+   */
+  atOnce?: (design: {
+    hash: string;
+    document: DesignDocument;
+    statements: ReadonlyArray<readonly [string, OperationNodeSource]>;
+    idOf: string;
+  }) => Promise<void>;
+  /**
+   * With `atOnce`: the project as the caller found it, visible to the actor who may write there (an export with
+   * changes: its template's), not read again. The statement's foreign key refuses a project deleted meanwhile (404).
+   */
+  project?: { id: number };
   /**
    * 'now' draws the thumbnail before answering; 'later' leaves thumbUrl null for a background job the caller enqueues.
    * Default: a job enqueued here when the service has a queue, else 'now'.
@@ -250,7 +267,9 @@ export function createDesignService({
   }
 
   /** The node as GET /v1/templates lists it; `thumbUrl` is a fresh link valid 12 hours. */
-  async function nodeOf(row: DesignListRow) {
+  async function nodeOf(
+    row: Pick<DesignListRow, 'hash' | 'name' | 'is_template' | 'project_id' | 'api_generated' | 'thumb_key'>,
+  ) {
     return {
       id: row.hash,
       name: row.name,
@@ -331,7 +350,11 @@ export function createDesignService({
    * (the caller has it drawn in the background) and keeps the answer fast.
    */
   async function importDesign(actor: Actor, input: ImportDesignInput, options: ImportOptions = {}) {
-    const project = await access.requireProject(actor, input.projectId, 'content:write');
+    const oneStatement = options.atOnce && dialect === 'postgres' && input.folderId === undefined;
+    const project: Pick<ProjectRow, 'id'> =
+      oneStatement && options.project?.id === input.projectId
+        ? options.project
+        : await access.requireProject(actor, input.projectId, 'content:write');
     let folder: FolderRow | null = null;
     if (input.folderId !== undefined) {
       folder = await access.requireFolder(actor, input.folderId, 'read', 'folderId');
@@ -361,9 +384,12 @@ export function createDesignService({
     actor: Actor,
     input: ImportDesignInput,
     options: ImportOptions,
-    checked: { project: ProjectRow; folder: FolderRow | null; name: string; doc: DesignDocument },
+    checked: { project: Pick<ProjectRow, 'id'>; folder: FolderRow | null; name: string; doc: DesignDocument },
   ) {
     const { project, folder, name, doc } = checked;
+    if (options.atOnce && dialect === 'postgres' && !folder) {
+      return { template: await createAtOnce(hash, actor, input, { project, name, doc }, options.atOnce) };
+    }
     const insert = (thumbKey: string | null) =>
       inTransaction({ projectId: project.id, folder }, async (tx) => {
         const repo = createDesignRepository(tx, dialect);
@@ -398,6 +424,64 @@ export function createDesignService({
     const { template, row } = await insert(null);
     if (mode === 'queue') await thumbnailLater(row);
     return { template };
+  }
+
+  /**
+   * createAs by `atOnce` (ImportOptions). The hashes are checked first, in a statement of their own: inside a
+   * transaction the check locked nothing either (absent rows take no lock), and the unique indexes still refuse a
+   * design or size hash taken meanwhile, which starts the import again with another.
+   */
+  async function createAtOnce(
+    hash: string,
+    actor: Actor,
+    input: ImportDesignInput,
+    checked: { project: Pick<ProjectRow, 'id'>; name: string; doc: DesignDocument },
+    atOnce: NonNullable<ImportOptions['atOnce']>,
+  ) {
+    const { project, name, doc } = checked;
+    const stored = await assignSizeHashes(designs, doc, { designId: null, reserved: hash, reservedIsNew: true });
+    const fields = {
+      hash,
+      name,
+      is_template: input.isTemplate ? 1 : 0,
+      project_id: project.id,
+      api_generated: input.apiGenerated ? 1 : 0,
+      thumb_key: null,
+    };
+    const template = await nodeOf(fields);
+    const inserts = designs.insertStatements(
+      {
+        hash,
+        teamId: actor.teamId,
+        projectId: project.id,
+        folderId: null,
+        name,
+        isTemplate: input.isTemplate ?? false,
+        apiGenerated: input.apiGenerated ?? false,
+        document: JSON.stringify(stored),
+        thumbKey: null,
+        userId: actor.userId,
+      },
+      stored.sizes.map((size) => size.hash as string),
+      'd',
+    );
+    const event = eventStatement(db, { teamId: actor.teamId, action: 'design/create', data: { template } });
+    const statements: Array<readonly [string, OperationNodeSource]> = [['d', inserts.row]];
+    if (inserts.sizes) statements.push(['s', inserts.sizes]);
+    statements.push(['o', event.statement]);
+    try {
+      await atOnce({ hash, document: stored, statements, idOf: 'd' });
+    } catch (error) {
+      const { code, table, constraint } = error as { code?: string; table?: string; constraint?: string };
+      // unique_violation: a design's or a size's hash taken since the check.
+      if (code === '23505' && (table === 'designs' || table === 'design_sizes')) throw new DesignHashTaken();
+      // foreign_key_violation: the project, taken as the caller knew it (ImportOptions.project), deleted meanwhile.
+      if (code === '23503' && constraint === 'designs_project_id_fkey') {
+        throw new AppError('NOT_FOUND', `projectId: project ${project.id} was deleted by another request meanwhile`);
+      }
+      throw error;
+    }
+    return template;
   }
 
   /**

@@ -40,7 +40,7 @@ import {
 } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
 import type { Access } from './access.js';
-import type { DesignService } from './design.service.js';
+import type { DesignService, ImportOptions } from './design.service.js';
 import { documentOf } from './design.service.js';
 import type { ExportWait, QueueEstimate } from './export-wait.js';
 
@@ -546,18 +546,51 @@ export function createExportService(deps: ExportServiceDeps) {
       });
       const { hit, unsettled } = await probe(actor, cacheKey);
       if (hit) return hit;
-      const queue = await checkCapacity(
-        actor.teamId,
-        planFiles(changed, name, plan.sizes, plan.output).length,
-        unsettled,
-      );
+      const fileCount = planFiles(changed, name, plan.sizes, plan.output).length;
+      const queue = await checkCapacity(actor.teamId, fileCount, unsettled);
 
-      // Filled inside the import's transaction.
+      // Filled inside the import's transaction, or by its one statement.
       const created = {} as {
         stored: { row: ExportRow; creatives: CreativeRow[] };
         designId: number;
         revision: number;
       };
+      const exportRows = (design: { hash: string; document: DesignDocument }) =>
+        rowsOf({
+          actor,
+          type: body.type,
+          plan,
+          doc: design.document,
+          sourceDoc: source,
+          projectId,
+          designId: template.id,
+          designHash: template.hash,
+          newDesignHash: design.hash,
+          fileStem: name,
+          webhookUrl: body.webhookUrl,
+          cacheKey,
+        });
+      const inTable = deps.queue.transactional;
+      // The design, its sizes and event, the export, its files and (job table) their jobs in one statement where the
+      // database takes it (design.service.ts decides: PostgreSQL, no folder to lock).
+      const atOnce: ImportOptions['atOnce'] =
+        exportsRepo.insertsAtOnce(fileCount) && (!inTable || inTable.insertStatement)
+          ? async (design) => {
+              const { exportRow, creatives } = exportRows(design);
+              const jobs = creatives.map((creative) => {
+                const job = renderJob(exportRow.id, exportRow.team_id, creative, creatives.length);
+                return { jobId: job.options.jobId, payload: job.payload };
+              });
+              const alongside = inTable?.insertStatement?.('export.creative', jobs, {
+                group: teamGroup(exportRow.team_id),
+              });
+              const { newDesignId, ...stored } = await exportsRepo.insertAtOnce(exportRow, creatives, alongside, {
+                statements: design.statements,
+                idOf: design.idOf,
+              });
+              Object.assign(created, { stored, designId: newDesignId, revision: 1 });
+            }
+          : undefined;
       await deps.designs.importDesign(
         actor,
         {
@@ -571,21 +604,11 @@ export function createExportService(deps: ExportServiceDeps) {
         },
         {
           thumbnail: 'later',
+          atOnce,
+          // The template's project: its visibility and the actor's right to write were checked with the template.
+          ...(general.newDesignProjectId === undefined ? { project: { id: template.project_id } } : {}),
           within: async (tx, design) => {
-            const { exportRow, creatives } = rowsOf({
-              actor,
-              type: body.type,
-              plan,
-              doc: design.document,
-              sourceDoc: source,
-              projectId,
-              designId: template.id,
-              designHash: template.hash,
-              newDesignHash: design.row.hash,
-              fileStem: name,
-              webhookUrl: body.webhookUrl,
-              cacheKey,
-            });
+            const { exportRow, creatives } = exportRows({ hash: design.row.hash, document: design.document });
             Object.assign(created, {
               stored: await store(tx, exportRow, creatives),
               designId: design.row.id,

@@ -3,18 +3,26 @@
 // random (one collision in about 10^10), so the test hands the service taken ones through its `newHash` seam.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { type Expression, type OperationNodeSource, type QueryCreator, sql } from 'kysely';
 import { OWNER } from '../../src/domain/permissions.js';
-import { importDesign } from '../../src/services/design.service.js';
+import { createAccess } from '../../src/services/access.js';
+import { createDesignService, importDesign } from '../../src/services/design.service.js';
+import { createThumbnails } from '../../src/services/thumbnail.js';
+import { createBrandKitRepository } from '../../src/storage/db/repositories/brand-kits.repository.js';
+import { createFolderRepository } from '../../src/storage/db/repositories/folders.repository.js';
+import { createProjectRepository } from '../../src/storage/db/repositories/projects.repository.js';
+import type { Database } from '../../src/storage/db/schema.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let projectId: number;
+let kit: number;
 
 before(async () => {
   t = await startTestApp();
   const inject = (url: string, payload: object) =>
     t.app.inject({ method: 'POST', url, headers: t.owner.headers, payload });
-  const kit = (await inject('/v1/brandkits/create', { name: 'Kit' })).json().response.brandKit.id;
+  kit = (await inject('/v1/brandkits/create', { name: 'Kit' })).json().response.brandKit.id;
   projectId = (await inject('/v1/projects', { name: 'Hashes', brandKitId: kit })).json().response.project.id;
 });
 after(() => t?.close());
@@ -72,4 +80,124 @@ test('a taken design hash or size hash as the new hash makes the import start ag
   // The project; begin, the hashes, the design, its size, its design/create event, commit. It was 11 before: the new
   // hash checked on its own before the transaction, each check two statements, and a delete of the new design's sizes.
   assert.ok(third <= 7, `${third} statements`);
+});
+
+/** A statement as the body of a WITH, as it is (exports.repository.ts does the same for its statement). */
+function asWithBody(statement: OperationNodeSource): Expression<Record<string, unknown>> {
+  return {
+    get expressionType() {
+      return undefined;
+    },
+    toOperationNode: () => statement.toOperationNode(),
+  };
+}
+
+test('one statement (PostgreSQL): a hash taken between its check and the statement starts the import again', {
+  skip: !process.env.DATABASE_URL && 'the design is written in one statement on PostgreSQL only',
+}, async () => {
+  const actor = { userId: t.owner.userId, teamId: t.owner.teamId, roleId: OWNER, name: 'Owner', credentialId: 0 };
+  const db = t.runtime.db.kysely;
+  const offered = ['raceaaa', 'racebbb'];
+  const service = createDesignService({
+    db,
+    dialect: t.runtime.db.dialect,
+    access: createAccess({
+      projects: createProjectRepository(db),
+      brandKits: createBrandKitRepository(db),
+      folders: createFolderRepository(db, t.runtime.db.dialect),
+    }),
+    // An export with changes answers a link to the thumbnail to come (its design/create event carries it).
+    thumbnails: createThumbnails(t.runtime.blobs, {
+      pendingLinks: { publicUrl: 'http://placard.test', keys: { jwt: new Uint8Array(32), links: Buffer.alloc(32) } },
+    }),
+    newHash: () => offered.shift() as string,
+  });
+  const attempts: string[] = [];
+  const raced = await service.importDesign(
+    actor,
+    { projectId, name: 'Raced', document: doc() },
+    {
+      thumbnail: 'later',
+      atOnce: async (design) => {
+        attempts.push(design.hash);
+        // Another import takes the hash after it was checked, before the statement runs.
+        if (attempts.length === 1) {
+          await importDesign(
+            t.runtime,
+            actor,
+            { projectId, name: 'Racer', document: doc() },
+            { newHash: () => design.hash },
+          );
+        }
+        let creator = db as QueryCreator<Database>;
+        for (const [name, statement] of design.statements) {
+          creator = creator.with(name, () => asWithBody(statement)) as unknown as QueryCreator<Database>;
+        }
+        await creator.selectNoFrom(sql<number>`(select id from ${sql.table(design.idOf)})`.as('id')).execute();
+      },
+    },
+  );
+  assert.deepEqual(attempts, ['raceaaa', 'racebbb'], 'the statement refused the taken hash; the import began again');
+  assert.equal(raced.template.id, 'racebbb');
+  const rows = await db
+    .selectFrom('designs')
+    .select(['hash', 'name'])
+    .where('name', 'in', ['Raced', 'Racer'])
+    .execute();
+  assert.deepEqual(rows.map((r) => `${r.hash} ${r.name}`).sort(), ['raceaaa Racer', 'racebbb Raced']);
+  assert.equal((await sizeHashesOf('racebbb')).length, 1, 'the design has its size');
+  const events = await db
+    .selectFrom('events_outbox')
+    .select('payload')
+    .where('action', '=', 'design/create')
+    .where('payload', 'like', '%"name":"Raced"%')
+    .execute();
+  assert.equal(events.length, 1, 'one design/create event: the refused attempt left none');
+});
+
+test('one statement (PostgreSQL): a project the caller knew, deleted meanwhile, is a 404 and leaves nothing', {
+  skip: !process.env.DATABASE_URL && 'the design is written in one statement on PostgreSQL only',
+}, async () => {
+  const actor = { userId: t.owner.userId, teamId: t.owner.teamId, roleId: OWNER, name: 'Owner', credentialId: 0 };
+  const db = t.runtime.db.kysely;
+  const made = await t.app.inject({
+    method: 'POST',
+    url: '/v1/projects',
+    headers: t.owner.headers,
+    payload: { name: 'Gone', brandKitId: kit },
+  });
+  const gone = made.json().response.project as { id: number };
+  await db.deleteFrom('projects').where('id', '=', gone.id).execute();
+  const service = createDesignService({
+    db,
+    dialect: t.runtime.db.dialect,
+    access: createAccess({
+      projects: createProjectRepository(db),
+      brandKits: createBrandKitRepository(db),
+      folders: createFolderRepository(db, t.runtime.db.dialect),
+    }),
+    thumbnails: createThumbnails(t.runtime.blobs, {
+      pendingLinks: { publicUrl: 'http://placard.test', keys: { jwt: new Uint8Array(32), links: Buffer.alloc(32) } },
+    }),
+  });
+  await assert.rejects(
+    service.importDesign(
+      actor,
+      { projectId: gone.id, name: 'Orphan', document: doc() },
+      {
+        thumbnail: 'later',
+        project: { id: gone.id },
+        atOnce: async (design) => {
+          let creator = db as QueryCreator<Database>;
+          for (const [name, statement] of design.statements) {
+            creator = creator.with(name, () => asWithBody(statement)) as unknown as QueryCreator<Database>;
+          }
+          await creator.selectNoFrom(sql<number>`(select id from ${sql.table(design.idOf)})`.as('id')).execute();
+        },
+      },
+    ),
+    (error: Error & { code?: string }) => error.code === 'NOT_FOUND' && /project \d+ was deleted/.test(error.message),
+  );
+  const left = await db.selectFrom('designs').select('id').where('name', '=', 'Orphan').execute();
+  assert.deepEqual(left, []);
 });

@@ -86,6 +86,26 @@ const findVisibleStatement = preparedBy<
   (member) => (member ? 'member' : 'team'),
 );
 
+function newRow(design: NewDesign) {
+  const at = now();
+  return {
+    hash: design.hash,
+    team_id: design.teamId,
+    project_id: design.projectId,
+    folder_id: design.folderId,
+    name: design.name,
+    is_template: design.isTemplate ? 1 : 0,
+    api_generated: design.apiGenerated ? 1 : 0,
+    document: design.document,
+    revision: 1,
+    thumb_key: design.thumbKey,
+    created_by: design.userId,
+    updated_by: design.userId,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
   return {
     /** The design with this hash in a project of the scope. */
@@ -138,27 +158,24 @@ export function createDesignRepository(db: Kysely<Database>, dialect: Dialect) {
     },
 
     async insert(design: NewDesign): Promise<DesignRow> {
-      const at = now();
-      return db
-        .insertInto('designs')
-        .values({
-          hash: design.hash,
-          team_id: design.teamId,
-          project_id: design.projectId,
-          folder_id: design.folderId,
-          name: design.name,
-          is_template: design.isTemplate ? 1 : 0,
-          api_generated: design.apiGenerated ? 1 : 0,
-          document: design.document,
-          revision: 1,
-          thumb_key: design.thumbKey,
-          created_by: design.userId,
-          updated_by: design.userId,
-          created_at: at,
-          updated_at: at,
-        })
-        .returning(COLUMNS)
-        .executeTakeFirstOrThrow();
+      return db.insertInto('designs').values(newRow(design)).returning(COLUMNS).executeTakeFirstOrThrow();
+    },
+
+    /**
+     * The inserts of a new design and its sizes, not run: statements of a data-modifying WITH (PostgreSQL), the design's
+     * named `as` (it answers its id), its sizes taking their design's id from it. The caller runs them in one statement
+     * with others (issue 21: an export with changes is accepted in one statement).
+     */
+    insertStatements(design: NewDesign, sizeHashes: readonly string[], as: string) {
+      const row = db.insertInto('designs').values(newRow(design)).returning('id');
+      const designId = sql<number>`(select id from ${sql.table(as)})`;
+      const sizes =
+        sizeHashes.length === 0
+          ? null
+          : db
+              .insertInto('design_sizes')
+              .values(sizeHashes.map((hash, position) => ({ hash, design_id: designId, position })));
+      return { row, sizes };
     },
 
     /** Changes a design and stamps who and when; returns the row as it is now. */

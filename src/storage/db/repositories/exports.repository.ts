@@ -1,6 +1,14 @@
 // Exports and their creatives (SPEC §6). Every status change is guarded by the status it leaves, so a job that runs
 // twice (the queue promises at least once) settles a creative or finishes an export once and only once.
-import { type Expression, type Kysely, type OperationNodeSource, PostgresAdapter, type Selectable, sql } from 'kysely';
+import {
+  type Expression,
+  type Kysely,
+  type OperationNodeSource,
+  PostgresAdapter,
+  type QueryCreator,
+  type Selectable,
+  sql,
+} from 'kysely';
 import type { ErrorCode, ExportFailureCode } from '../../../errors.js';
 import { now } from '../database.js';
 import { EXPORT_ACCEPT_COLUMNS } from '../migrations/0023_export_statements.js';
@@ -311,7 +319,12 @@ export function createExportRepository(db: Kysely<Database>) {
       exportRow: NewExport,
       creatives: NewCreative[],
       alongside?: OperationNodeSource | JobValues[],
-    ): Promise<{ row: ExportRow; creatives: CreativeRow[] }> {
+      /**
+       * PostgreSQL: more data-modifying statements of the same WITH, before the export's (the design an export with
+       * changes makes, its sizes and its event), `idOf` the one whose id is answered as `newDesignId`.
+       */
+      before?: { statements: ReadonlyArray<readonly [string, OperationNodeSource]>; idOf: string },
+    ): Promise<{ row: ExportRow; creatives: CreativeRow[]; newDesignId?: number }> {
       if (creatives.length === 0 || creatives.length > CREATIVES_PER_INSERT) {
         throw new RangeError(`insertAtOnce: ${creatives.length} creatives cannot be written in one statement`);
       }
@@ -333,7 +346,15 @@ export function createExportRepository(db: Kysely<Database>) {
         };
       }
       if (Array.isArray(alongside)) throw new TypeError('insertAtOnce: on PostgreSQL the jobs come as a statement');
-      const { creatives_json, ...row } = await db
+      let creator = db as QueryCreator<Database>;
+      for (const [name, statement] of before?.statements ?? []) {
+        // The names are the caller's; nothing typed here reads them.
+        creator = creator.with(name, () => cte(statement)) as unknown as QueryCreator<Database>;
+      }
+      const newDesignId = before
+        ? sql<number | null>`(select id from ${sql.table(before.idOf)})`
+        : sql<number | null>`null`;
+      const { creatives_json, new_design_id, ...row } = await creator
         .with('e', (qc) =>
           qc
             .insertInto('exports')
@@ -348,8 +369,10 @@ export function createExportRepository(db: Kysely<Database>) {
         .selectFrom('e')
         .selectAll('e')
         .select(sql<CreativeRow[]>`(select json_agg(c order by c.position) from c)`.as('creatives_json'))
+        .select(newDesignId.as('new_design_id'))
         .executeTakeFirstOrThrow();
-      return { row: row as ExportRow, creatives: creatives_json };
+      const stored = { row: row as ExportRow, creatives: creatives_json };
+      return new_design_id === null ? stored : { ...stored, newDesignId: new_design_id };
     },
 
     /**
