@@ -7,6 +7,7 @@ import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { type Checkpointer, startCheckpointer } from './checkpointer.js';
 import { listenForInvalidations } from './invalidation.js';
+import { namePreparedStatements } from './pg-prepared.js';
 import type { Database } from './schema.js';
 import { sqliteThreadDialect } from './sqlite-thread.js';
 
@@ -66,6 +67,7 @@ export function openDatabase(options: DbOptions): Db {
       connectionString: options.databaseUrl,
       max: 10,
     });
+    namePreparedStatements(pool);
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
     // Other processes' writes reach this process's caches through it (caches are bypassed until it listens).
     const invalidations = listenForInvalidations(options.databaseUrl);
