@@ -338,11 +338,6 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
       await Promise.all(stopping.map((worker) => worker.close(true)));
     },
 
-    async cancel(kind: JobKind, jobId: string) {
-      // 0 when the job is locked (running): it runs and finds its work done.
-      await queueOf(kind).remove(bullIdOf(jobId));
-    },
-
     async depth(kinds?: readonly JobKind[]) {
       const all = kinds ?? (['export.creative', 'export.finish', 'webhook.deliver', 'design.thumbnail'] as const);
       if (all.length === 0) return 0;

@@ -54,7 +54,7 @@ export interface ExportProcessorLog {
 
 export interface ExportProcessorOptions {
   db: Kysely<Database>;
-  queue: Pick<JobQueue, 'enqueue' | 'process' | 'cancel'>;
+  queue: Pick<JobQueue, 'enqueue' | 'process'>;
   pool: Pick<RenderPool, 'render' | 'renderFiles' | 'threads'>;
   blobs: Pick<BlobStore, 'put' | 'get' | 'localRoot'>;
   links: ExportLinks;

@@ -188,12 +188,6 @@ export interface JobQueue {
    * handed back to the queue for the next start or another process, without counting the attempt.
    */
   stop(graceMs?: number): Promise<void>;
-  /**
-   * Removes the job `jobId` of `kind` if it is still waiting (queued or delayed); a running or finished one, or none,
-   * is left as it is. For a safety net that turned out not to be needed (issue 21: the thumbnail job of an export with
-   * changes whose own file became the thumbnail ran a minute later only to find it there).
-   */
-  cancel(kind: JobKind, jobId: string): Promise<void>;
   /** Jobs waiting or running, of the given kinds (all when absent): the measure of backpressure and a metric. */
   depth(kinds?: readonly JobKind[]): Promise<number>;
   /**

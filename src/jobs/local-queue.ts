@@ -813,15 +813,6 @@ export function createLocalJobQueue(options: LocalJobQueueOptions): JobQueue {
       stopping = false;
     },
 
-    async cancel(kind: JobKind, jobId: string) {
-      await db
-        .deleteFrom('jobs')
-        .where('id', '=', jobId)
-        .where('kind', '=', kind)
-        .where('status', '=', 'queued')
-        .execute();
-    },
-
     async depth(kinds?: readonly JobKind[]) {
       if (kinds && kinds.length === 0) return 0;
       let query = db
