@@ -350,9 +350,10 @@ export function createDesignService({
    * (the caller has it drawn in the background) and keeps the answer fast.
    */
   async function importDesign(actor: Actor, input: ImportDesignInput, options: ImportOptions = {}) {
-    const oneStatement = options.atOnce && dialect === 'postgres' && input.folderId === undefined;
+    // Decided once here: createAs takes `atOnce` as given (PostgreSQL, no folder to lock), else the transaction.
+    const atOnce = dialect === 'postgres' && input.folderId === undefined ? options.atOnce : undefined;
     const project: Pick<ProjectRow, 'id'> =
-      oneStatement && options.project?.id === input.projectId
+      atOnce && options.project?.id === input.projectId
         ? options.project
         : await access.requireProject(actor, input.projectId, 'content:write');
     let folder: FolderRow | null = null;
@@ -372,7 +373,7 @@ export function createDesignService({
     // import starts again with another.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await createAs(newHash(), actor, input, options, { project, folder, name, doc });
+        return await createAs(newHash(), actor, input, { ...options, atOnce }, { project, folder, name, doc });
       } catch (error) {
         if (!(error instanceof DesignHashTaken) || attempt === 5) throw error;
       }
@@ -387,7 +388,7 @@ export function createDesignService({
     checked: { project: Pick<ProjectRow, 'id'>; folder: FolderRow | null; name: string; doc: DesignDocument },
   ) {
     const { project, folder, name, doc } = checked;
-    if (options.atOnce && dialect === 'postgres' && !folder) {
+    if (options.atOnce) {
       return { template: await createAtOnce(hash, actor, input, { project, name, doc }, options.atOnce) };
     }
     const insert = (thumbKey: string | null) =>

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { type Expression, type OperationNodeSource, type QueryCreator, sql } from 'kysely';
 import { OWNER } from '../../src/domain/permissions.js';
 import { createAccess } from '../../src/services/access.js';
-import { createDesignService, importDesign } from '../../src/services/design.service.js';
+import { createDesignService, type ImportOptions, importDesign } from '../../src/services/design.service.js';
 import { createThumbnails } from '../../src/services/thumbnail.js';
 import { createBrandKitRepository } from '../../src/storage/db/repositories/brand-kits.repository.js';
 import { createFolderRepository } from '../../src/storage/db/repositories/folders.repository.js';
@@ -92,13 +92,10 @@ function asWithBody(statement: OperationNodeSource): Expression<Record<string, u
   };
 }
 
-test('one statement (PostgreSQL): a hash taken between its check and the statement starts the import again', {
-  skip: !process.env.DATABASE_URL && 'the design is written in one statement on PostgreSQL only',
-}, async () => {
-  const actor = { userId: t.owner.userId, teamId: t.owner.teamId, roleId: OWNER, name: 'Owner', credentialId: 0 };
+/** A design service as the app builds one, on the test app's database; `newHash` offers the hashes. */
+function oneStatementService(newHash?: () => string) {
   const db = t.runtime.db.kysely;
-  const offered = ['raceaaa', 'racebbb'];
-  const service = createDesignService({
+  return createDesignService({
     db,
     dialect: t.runtime.db.dialect,
     access: createAccess({
@@ -110,8 +107,26 @@ test('one statement (PostgreSQL): a hash taken between its check and the stateme
     thumbnails: createThumbnails(t.runtime.blobs, {
       pendingLinks: { publicUrl: 'http://placard.test', keys: { jwt: new Uint8Array(32), links: Buffer.alloc(32) } },
     }),
-    newHash: () => offered.shift() as string,
+    newHash,
   });
+}
+
+/** Runs the design's statements as the export service does, in one data-modifying WITH, with nothing of its own. */
+async function runAtOnce(design: Parameters<NonNullable<ImportOptions['atOnce']>>[0]): Promise<void> {
+  let creator = t.runtime.db.kysely as QueryCreator<Database>;
+  for (const [name, statement] of design.statements) {
+    creator = creator.with(name, () => asWithBody(statement)) as unknown as QueryCreator<Database>;
+  }
+  await creator.selectNoFrom(sql<number>`(select id from ${sql.table(design.idOf)})`.as('id')).execute();
+}
+
+test('one statement (PostgreSQL): a hash taken between its check and the statement starts the import again', {
+  skip: !process.env.DATABASE_URL && 'the design is written in one statement on PostgreSQL only',
+}, async () => {
+  const actor = { userId: t.owner.userId, teamId: t.owner.teamId, roleId: OWNER, name: 'Owner', credentialId: 0 };
+  const db = t.runtime.db.kysely;
+  const offered = ['raceaaa', 'racebbb'];
+  const service = oneStatementService(() => offered.shift() as string);
   const attempts: string[] = [];
   const raced = await service.importDesign(
     actor,
@@ -129,11 +144,7 @@ test('one statement (PostgreSQL): a hash taken between its check and the stateme
             { newHash: () => design.hash },
           );
         }
-        let creator = db as QueryCreator<Database>;
-        for (const [name, statement] of design.statements) {
-          creator = creator.with(name, () => asWithBody(statement)) as unknown as QueryCreator<Database>;
-        }
-        await creator.selectNoFrom(sql<number>`(select id from ${sql.table(design.idOf)})`.as('id')).execute();
+        await runAtOnce(design);
       },
     },
   );
@@ -168,18 +179,7 @@ test('one statement (PostgreSQL): a project the caller knew, deleted meanwhile, 
   });
   const gone = made.json().response.project as { id: number };
   await db.deleteFrom('projects').where('id', '=', gone.id).execute();
-  const service = createDesignService({
-    db,
-    dialect: t.runtime.db.dialect,
-    access: createAccess({
-      projects: createProjectRepository(db),
-      brandKits: createBrandKitRepository(db),
-      folders: createFolderRepository(db, t.runtime.db.dialect),
-    }),
-    thumbnails: createThumbnails(t.runtime.blobs, {
-      pendingLinks: { publicUrl: 'http://placard.test', keys: { jwt: new Uint8Array(32), links: Buffer.alloc(32) } },
-    }),
-  });
+  const service = oneStatementService();
   await assert.rejects(
     service.importDesign(
       actor,
@@ -187,13 +187,7 @@ test('one statement (PostgreSQL): a project the caller knew, deleted meanwhile, 
       {
         thumbnail: 'later',
         project: { id: gone.id },
-        atOnce: async (design) => {
-          let creator = db as QueryCreator<Database>;
-          for (const [name, statement] of design.statements) {
-            creator = creator.with(name, () => asWithBody(statement)) as unknown as QueryCreator<Database>;
-          }
-          await creator.selectNoFrom(sql<number>`(select id from ${sql.table(design.idOf)})`.as('id')).execute();
-        },
+        atOnce: runAtOnce,
       },
     ),
     (error: Error & { code?: string }) => error.code === 'NOT_FOUND' && /project \d+ was deleted/.test(error.message),

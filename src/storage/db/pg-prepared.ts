@@ -62,9 +62,8 @@ export function namePreparedStatements(pool: pg.Pool): void {
         const lost = code !== undefined && NAME_LOST.has(code);
         if (code !== PLAN_CHANGED && !lost) throw error;
         if (lost) naming = false;
-        // Prepared again under a new name on its next run (pg keeps a name bound to its first text).
-        seen.delete(text);
-        if (!lost) nameOf(text);
+        // Its next run prepares it again under a new name (pg keeps a name bound to its first text).
+        seen.set(text, 1);
         if (inTransaction) throw error;
         return original(text, values);
       }
