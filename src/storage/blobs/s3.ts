@@ -18,7 +18,7 @@ import type { S3Settings } from '../../config.js';
 import { roundTrips } from '../round-trips.js';
 import { assertBlobKey, type BlobStore, type SignedUrlOptions, type StoredBlob } from './blob-store.js';
 import { contentDisposition } from './content-disposition.js';
-import { createS3Put } from './s3-put.js';
+import { createS3Signed } from './s3-signed.js';
 
 export interface S3BlobStore extends BlobStore {
   /** Releases the client's sockets. */
@@ -28,6 +28,14 @@ export interface S3BlobStore extends BlobStore {
 function isMissing(error: unknown): boolean {
   if (!(error instanceof S3ServiceException)) return false;
   return error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata.httpStatusCode === 404;
+}
+
+/** Where `client` sends a bucket's requests (its URL ending in '/'): the URL it presigns for an object, less the key. */
+export async function bucketUrlOf(client: S3Client, bucket: string): Promise<URL> {
+  const url = new URL(
+    await getSignedUrl(client, new PutObjectCommand({ Bucket: bucket, Key: 'k' }), { expiresIn: 60 }),
+  );
+  return new URL(`${url.origin}${url.pathname.slice(0, -1)}`);
 }
 
 export function createS3BlobStore(settings: S3Settings): S3BlobStore {
@@ -59,20 +67,14 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
   );
   const Bucket = settings.bucket;
   let bucketUrl: Promise<URL> | null = null;
-  // An object in memory (every rendered file and thumbnail) is stored by a leaner signed request (s3-put.ts says why).
-  const leanPut = createS3Put({
-    // Where the client would send a PutObject: the URL it presigns for one, less the key.
+  // An object in memory (every rendered file and thumbnail) is stored, and a link signed, by leaner signed requests
+  // (s3-signed.ts says why).
+  const signed = createS3Signed({
     bucketUrl: () => {
-      bucketUrl ??= getSignedUrl(client, new PutObjectCommand({ Bucket, Key: 'k' }), { expiresIn: 60 }).then(
-        (signed) => {
-          const url = new URL(signed);
-          return new URL(`${url.origin}${url.pathname.slice(0, -1)}`);
-        },
-        (error) => {
-          bucketUrl = null;
-          throw error;
-        },
-      );
+      bucketUrl ??= bucketUrlOf(client, Bucket).catch((error) => {
+        bucketUrl = null;
+        throw error;
+      });
       return bucketUrl;
     },
     region: settings.region,
@@ -91,7 +93,7 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
     async put(key: string, body: Uint8Array | Readable, contentType: string) {
       assertBlobKey(key);
       if (body instanceof Uint8Array) {
-        await leanPut.put(key, body, contentType);
+        await signed.put(key, body, contentType);
         return { size: body.byteLength };
       }
       // A stream of unknown length: one PUT when small, a multipart upload (aborted on failure) when large.
@@ -139,12 +141,8 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
 
     async signedUrl(key: string, { ttlSeconds, fileName }: SignedUrlOptions) {
       assertBlobKey(key);
-      const command = new GetObjectCommand({
-        Bucket,
-        Key: key,
-        ResponseContentDisposition: contentDisposition(fileName ?? key.split('/').at(-1)!),
-      });
-      return getSignedUrl(client, command, { expiresIn: ttlSeconds });
+      const disposition = contentDisposition(fileName ?? key.split('/').at(-1)!);
+      return signed.presignGet(key, { expiresIn: ttlSeconds, contentDisposition: disposition });
     },
 
     async ping() {
@@ -153,7 +151,7 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
 
     close() {
       client.destroy();
-      leanPut.close();
+      signed.close();
     },
   };
 }

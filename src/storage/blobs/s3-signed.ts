@@ -1,14 +1,17 @@
-// A PUT of an object held in memory: signed by the AWS SDK's own signer (@smithy/signature-v4) and sent on a
-// keep-alive socket, beside the S3 client, which does everything else (streams and multipart uploads, reads, links).
-// Why not the client's PutObject: its command stack (endpoint rules, schema serialisation, a dozen middleware) cost
-// 2.1 ms of main-thread CPU per object on the bench machine against 0.5 ms for this same signed request (issue 21,
+// The two S3 requests of every export, signed by the AWS SDK's own signer (@smithy/signature-v4) without the S3
+// client's command stack: a PUT of an object held in memory, sent on a keep-alive socket, and a presigned GET link.
+// The client does everything else (streams and multipart uploads, reads, deletes). Why: the client's stack (endpoint
+// rules, schema serialisation, a dozen middleware; for a link, a new signer and a copy of the stack per call) cost
+// 2.1 ms of main-thread CPU per PutObject on the bench machine against 0.5 ms for the same signed request (issue 21,
 // stop 31), and a worker of the scaled-out shape stores two objects per export with changes (the file and the new
-// design's thumbnail). What the client would decide stays the client's: the bucket's address is taken from a URL it
-// presigns (its endpoint rules choose path or virtual-hosted style), and retries follow its standard mode (three
+// design's thumbnail) and signs its link for the webhook. What the client would decide stays the client's: the
+// bucket's address is taken from a URL it presigns (its endpoint rules choose path or virtual-hosted style), a link
+// is the one its presigner makes (s3-signed.test.ts compares them), and retries follow its standard mode (three
 // attempts, exponential backoff with full jitter, on network errors, throttling and 5xx answers).
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
+import { formatUrl } from '@aws-sdk/core/util';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 
@@ -25,7 +28,7 @@ export class S3PutError extends Error {
   }
 }
 
-export interface S3PutOptions {
+export interface S3SignedOptions {
   /** The bucket's URL, ending in '/': a key's object is at this URL plus the key (keys need no escaping). */
   bucketUrl: () => Promise<URL>;
   region: string;
@@ -53,7 +56,7 @@ function errorOf(status: number, body: string, key: string): S3PutError {
   return new S3PutError(code, `PUT ${key}: ${code} (${status}): ${detail}`, status, retryable);
 }
 
-export function createS3Put(options: S3PutOptions) {
+export function createS3Signed(options: S3SignedOptions) {
   const signer = new SignatureV4({
     service: 's3',
     region: options.region,
@@ -129,6 +132,35 @@ export function createS3Put(options: S3PutOptions) {
           await new Promise((resolve) => setTimeout(resolve, backoffMs(n + 1)));
         }
       }
+    },
+
+    /**
+     * A link that downloads `key` until `expiresIn` seconds from now, S3 answering with `contentDisposition`: the
+     * signature covers it. As the SDK's presigner makes it: the same query, the payload unsigned, content-type not
+     * signed.
+     */
+    async presignGet(
+      key: string,
+      {
+        expiresIn,
+        contentDisposition,
+        signingDate,
+      }: { expiresIn: number; contentDisposition: string; signingDate?: Date },
+    ): Promise<string> {
+      const url = new URL(key, await options.bucketUrl());
+      const presigned = await signer.presign(
+        {
+          method: 'GET',
+          protocol: url.protocol,
+          hostname: url.hostname,
+          port: url.port ? Number(url.port) : undefined,
+          path: url.pathname,
+          query: { 'response-content-disposition': contentDisposition, 'x-id': 'GetObject' },
+          headers: { host: url.host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
+        },
+        { expiresIn, signingDate, unsignableHeaders: new Set(['content-type']), unhoistableHeaders: new Set() },
+      );
+      return formatUrl(presigned as Parameters<typeof formatUrl>[0]);
     },
 
     /** Closes the kept sockets. */

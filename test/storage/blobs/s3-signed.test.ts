@@ -1,4 +1,4 @@
-// The lean signed PUT of the S3 blob store (storage/blobs/s3-put.ts): a real S3-protocol server stores what it sends
+// The lean signed PUT of the S3 blob store (storage/blobs/s3-signed.ts): a real S3-protocol server stores what it sends
 // (s3rver checks the access key but not a version 4 signature, so the signature is checked here by the steps AWS
 // documents for Signature Version 4, written out apart from the signer that made it), and a local HTTP server plays
 // the failures S3 answers with, to see which are tried again (throttling, 5xx, a socket closed under the request) and
@@ -9,8 +9,10 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type net from 'node:net';
 import { after, describe, test } from 'node:test';
-import { createS3BlobStore } from '../../../src/storage/blobs/s3.js';
-import { createS3Put, S3PutError } from '../../../src/storage/blobs/s3-put.js';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { bucketUrlOf, createS3BlobStore } from '../../../src/storage/blobs/s3.js';
+import { createS3Signed, S3PutError } from '../../../src/storage/blobs/s3-signed.js';
 import { createTestBucket, type TestBucket } from '../../helpers/s3-server.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -43,7 +45,7 @@ async function fakeS3(answers: ((req: http.IncomingMessage, res: http.ServerResp
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
   const port = (server.address() as net.AddressInfo).port;
-  const put = createS3Put({
+  const put = createS3Signed({
     bucketUrl: async () => new URL(`http://127.0.0.1:${port}/bucket/`),
     region: 'us-east-1',
     accessKeyId: 'AKID',
@@ -88,10 +90,51 @@ const s3Error = (status: number, code: string, message: string) => (_req: unknow
     .writeHead(status, { 'content-type': 'application/xml' })
     .end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
 
-describe('S3 lean PUT', () => {
+describe('S3 signed requests', () => {
+  test("a link is the one the SDK's presigner makes, in path style and virtual-hosted style", async () => {
+    const credentials = { accessKeyId: 'AKID', secretAccessKey: 'secret' };
+    const signingDate = new Date('2026-12-01T08:00:00Z');
+    const disposition = `attachment; filename="Sale _ 300x250.png"; filename*=UTF-8''Sale%20%E2%80%93%20300x250.png`;
+    const cases = [
+      { endpoint: 'http://127.0.0.1:9000', forcePathStyle: true, base: 'http://127.0.0.1:9000/my-bucket/' },
+      { endpoint: 'https://s3.example.test', forcePathStyle: false, base: 'https://my-bucket.s3.example.test/' },
+    ];
+    for (const { endpoint, forcePathStyle, base } of cases) {
+      // As the store's client is set up (s3.ts): checksums only where S3 requires them.
+      const client = new S3Client({
+        endpoint,
+        forcePathStyle,
+        region: 'eu-west-1',
+        credentials,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      });
+      assert.equal(String(await bucketUrlOf(client, 'my-bucket')), base);
+      const signed = createS3Signed({
+        bucketUrl: () => bucketUrlOf(client, 'my-bucket'),
+        region: 'eu-west-1',
+        ...credentials,
+      });
+      const ours = await signed.presignGet('exports/ab/abc-1.png', {
+        expiresIn: 600,
+        contentDisposition: disposition,
+        signingDate,
+      });
+      const command = new GetObjectCommand({
+        Bucket: 'my-bucket',
+        Key: 'exports/ab/abc-1.png',
+        ResponseContentDisposition: disposition,
+      });
+      assert.equal(ours, await getSignedUrl(client, command, { expiresIn: 600, signingDate }));
+      assert.ok(ours.startsWith(`${base}exports/ab/abc-1.png?`), ours);
+      signed.close();
+      client.destroy();
+    }
+  });
+
   let bucket: TestBucket;
 
-  test('an S3 server stores the bytes and type it sends; an unknown access key is refused', async () => {
+  test('PUT: an S3 server stores the bytes and type it sends; an unknown access key is refused', async () => {
     bucket = await createTestBucket();
     cleanups.push(() => bucket.remove());
     const store = createS3BlobStore(bucket.settings);
@@ -116,7 +159,7 @@ describe('S3 lean PUT', () => {
     assert.deepEqual(await bucket.keys(), ['exports/ab/abc-1.png']);
   });
 
-  test('sends one signed PUT to the bucket URL plus the key, the body hash signed over HTTP', async () => {
+  test('PUT: one signed request to the bucket URL plus the key, the body hash signed over HTTP', async () => {
     const { put, seen } = await fakeS3([ok]);
     const body = Buffer.from('picture bytes');
     await put.put('thumbnails/d1/t.png', body, 'image/png');
@@ -136,7 +179,7 @@ describe('S3 lean PUT', () => {
     assert.equal(signatureHolds({ ...request, url: '/bucket/thumbnails/d1/u.png' }, 'secret'), false);
   });
 
-  test('throttling and 5xx answers are tried again, up to three attempts in all', async () => {
+  test('PUT: throttling and 5xx answers are tried again, up to three attempts in all', async () => {
     const slow = await fakeS3([s3Error(503, 'SlowDown', 'Please reduce your request rate.'), ok]);
     await slow.put.put('a/b.png', Buffer.from('x'), 'image/png');
     assert.equal(slow.seen.length, 2);
@@ -151,14 +194,14 @@ describe('S3 lean PUT', () => {
     assert.equal(broken.seen.length, 3);
   });
 
-  test('a socket closed under the request is tried again on a new one', async () => {
+  test('PUT: a socket closed under the request is tried again on a new one', async () => {
     const { put, seen } = await fakeS3([(req) => req.socket.destroy(), ok]);
     await put.put('a/d.png', Buffer.from('body'), 'image/png');
     assert.equal(seen.length, 2);
     assert.equal(seen[1].body.toString(), 'body');
   });
 
-  test('a refusal fails at once with S3 code, status and message', async () => {
+  test('PUT: a refusal fails at once with S3 code, status and message', async () => {
     const { put, seen } = await fakeS3([s3Error(403, 'AccessDenied', 'Access Denied')]);
     await assert.rejects(put.put('a/e.png', Buffer.from('x'), 'image/png'), (error: S3PutError) => {
       assert.ok(error instanceof S3PutError);
