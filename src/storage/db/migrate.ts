@@ -23,6 +23,7 @@ import { jobsDue } from './migrations/0022_jobs_due.js';
 import { exportStatements } from './migrations/0023_export_statements.js';
 import { finishSettlesJob } from './migrations/0024_finish_settles_job.js';
 import { acceptHoldsJob } from './migrations/0025_accept_holds_job.js';
+import { unsettledFiles } from './migrations/0026_unsettled_files.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -50,6 +51,7 @@ function provider(db: Db): MigrationProvider {
         '0023_export_statements': exportStatements(db.dialect),
         '0024_finish_settles_job': finishSettlesJob(db.dialect),
         '0025_accept_holds_job': acceptHoldsJob(db.dialect),
+        '0026_unsettled_files': unsettledFiles(),
       };
     },
   };

@@ -20,6 +20,11 @@ export type CreativeRow = Selectable<ExportCreativesTable>;
 
 export type ExportStatus = 'pending' | 'inProgress' | 'complete' | 'completeWithError' | 'failed';
 export const UNSETTLED: readonly ExportStatus[] = ['pending', 'inProgress'];
+/**
+ * The same statuses written into the statement: a count of the files in flight across exports reads the partial index
+ * of unsettled files (migration 0026), which a planner uses only for a condition it sees, not a bound parameter.
+ */
+const UNSETTLED_LITERALS = UNSETTLED.map((status) => sql.lit(status));
 
 // The start of every render (built once, issue 21): the file moves to inProgress unless it was settled already, and
 // its export is read. The export's own row is not written: whether it is rendering is what its files say
@@ -94,7 +99,7 @@ const probeStatement = prepared<
     .innerJoin('exports as e', 'e.id', 'c.export_id')
     .select(['e.team_id', (eb) => eb.fn.countAll<number>().as('n'), sql<string | null>`null`.as('cached_id')])
     .where('e.status', 'in', UNSETTLED)
-    .where('c.status', 'in', UNSETTLED)
+    .where('c.status', 'in', UNSETTLED_LITERALS)
     .groupBy('e.team_id')
     .unionAll(
       db.selectNoFrom((eb) => [
@@ -522,7 +527,7 @@ export function createExportRepository(db: Kysely<Database>) {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('e.team_id', '=', teamId)
         .where('e.status', 'in', UNSETTLED)
-        .where('c.status', 'in', UNSETTLED)
+        .where('c.status', 'in', UNSETTLED_LITERALS)
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
@@ -555,7 +560,7 @@ export function createExportRepository(db: Kysely<Database>) {
         .innerJoin('exports as e', 'e.id', 'c.export_id')
         .select(['e.team_id', (eb) => eb.fn.countAll<number>().as('n')])
         .where('e.status', 'in', UNSETTLED)
-        .where('c.status', 'in', UNSETTLED)
+        .where('c.status', 'in', UNSETTLED_LITERALS)
         .groupBy('e.team_id')
         .execute();
       return new Map(rows.map((row) => [Number(row.team_id), Number(row.n)]));
