@@ -210,13 +210,14 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     creative: CreativeRow,
     outcome: CreativeOutcome,
     job: Job<'export.creative'>,
+    thumbnail?: ExportFinish['thumbnail'],
   ): Promise<boolean> {
     if (row.is_set === 1 || (options.accepted?.files(row.id) ?? job.payload.files) !== 1) return false;
     const settled: CreativeRow = { ...creative, ...settledColumns(outcome), progress: 1 };
     try {
       // The same statement marks this job done where jobs are rows (issue 21, stop 23).
       const inline = job.inline && { id: job.id, instance: job.inline.instance };
-      if (await finishExport(row.id, row, [settled], { creativeId: creative.id, outcome }, inline)) {
+      if (await finishExport(row.id, row, [settled], { creativeId: creative.id, outcome }, inline, thumbnail)) {
         job.inline?.settled();
       }
       return true;
@@ -366,6 +367,9 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     }
     const renderMs = Math.round(performance.now() - started);
     options.onRendered?.(row.format, renderMs / 1000);
+    // The new design's thumbnail is made and stored beside the file, and set with the export's finish where that takes
+    // it (PostgreSQL: one statement fewer per export; the webhook waits for a resize that overlaps the file's store).
+    const thumbnail = output.bytes && makesThumbnail(row, creative) ? storeThumbnail(row, output.bytes) : undefined;
     const stored = output.stored;
     const fallbackKey = (stored ? stored.backup : output.backup) ? backupKey : null;
     let size: number;
@@ -377,6 +381,8 @@ export function createExportProcessor(options: ExportProcessorOptions) {
         if (fallbackKey && output.backup) await blobs.put(fallbackKey, output.backup, 'image/jpeg');
       }
     } catch (error) {
+      // The job's next attempt stores another.
+      thumbnail?.then((made) => options.thumbnails?.discard([made]));
       throw new StorageError(`storing ${creative.file_name} failed: ${(error as Error).message}`, { cause: error });
     } finally {
       if (output.file !== undefined) await fs.promises.rm(output.file, { force: true });
@@ -399,11 +405,14 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       findings: output.findings,
       fallbackKey,
     };
-    // The export is finished first: the new design's thumbnail is not part of it and should not delay its webhook.
-    if (!(await settleAndFinish(row, creative, outcome, job))) {
+    const thumbKey = thumbnail ? await thumbnail : null;
+    const setWithFinish: ExportFinish['thumbnail'] = thumbKey
+      ? { designHash: row.new_design_hash as string, key: thumbKey }
+      : undefined;
+    if (!(await settleAndFinish(row, creative, outcome, job, setWithFinish))) {
       await finishWhenSettled(exportId, row, await repo.settleCreative(creativeId, outcome));
     }
-    if (output.bytes) await thumbnailFrom(row, creative, output.bytes);
+    if (thumbnail) await settleThumbnail(row, thumbKey, setWithFinish?.set);
   }
 
   /**
@@ -428,19 +437,35 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   /**
    * The design an export with changes made gets its thumbnail from the export's picture of its first slide of its
-   * first size, resized (about 1 ms) instead of drawn again on the render threads. Where that fails, a design.thumbnail
-   * job draws it (thumbnailLater), as it does when that file fails.
+   * first size, resized (about 1 ms) instead of drawn again on the render threads: stored here, its key set by the
+   * export's finish or by settleThumbnail. Null when that failed (logged): a design.thumbnail job draws it instead,
+   * as it does when that file fails.
    */
-  async function thumbnailFrom(row: ExportRow, creative: CreativeRow, bytes: Uint8Array): Promise<void> {
-    const { thumbnails, setMissingThumbnail } = options;
-    if (!thumbnails || !setMissingThumbnail || !row.new_design_hash || !makesThumbnail(row, creative)) return;
+  async function storeThumbnail(row: ExportRow, bytes: Uint8Array): Promise<string | null> {
     try {
-      const size = documentOf(row).sizes[0];
-      const key = await thumbnails.fromRendered(row.new_design_hash, size, bytes);
-      if (!(await setMissingThumbnail(row.new_design_hash, key))) await thumbnails.discard([key]);
+      return await (options.thumbnails as NonNullable<typeof options.thumbnails>).fromRendered(
+        row.new_design_hash as string,
+        documentOf(row).sizes[0],
+        bytes,
+      );
+    } catch (error) {
+      options.log?.error({ err: error, exportId: row.id }, 'export: thumbnail from the first file failed');
+      return null;
+    }
+  }
+
+  /**
+   * After the export's finish: `set` is whether that finish set the stored thumbnail `key` (undefined: it did not try,
+   * as on SQLite, or it failed), and a key the design did not take is removed.
+   */
+  async function settleThumbnail(row: ExportRow, key: string | null, set: boolean | undefined): Promise<void> {
+    if (key === null) return thumbnailLater(row);
+    try {
+      const taken = set ?? (await options.setMissingThumbnail?.(row.new_design_hash as string, key)) !== null;
+      if (!taken) await options.thumbnails?.discard([key]);
     } catch (error) {
       // A key stored but not known to be set is left as it is: the design may refer to it.
-      options.log?.error({ err: error, exportId: row.id }, 'export: thumbnail from the first file failed');
+      options.log?.error({ err: error, exportId: row.id }, 'export: setting the thumbnail failed');
       await thumbnailLater(row);
     }
   }
@@ -543,6 +568,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     files?: CreativeRow[],
     settle?: ExportFinish['settle'],
     job?: ExportFinish['job'],
+    thumbnail?: ExportFinish['thumbnail'],
   ): Promise<boolean> {
     const row = known ?? (await repo.findById(exportId));
     if (!row || (row.status !== 'pending' && row.status !== 'inProgress')) return false;
@@ -575,7 +601,7 @@ export function createExportProcessor(options: ExportProcessorOptions) {
           dropped = await dropNewDesign(tx, row);
           return options.deliveries.recordWithDeliveries(tx, event, target);
         })
-      : await options.deliveries.finishExport({ id: row.id, ...result, settle, job }, event, target);
+      : await options.deliveries.finishExport({ id: row.id, ...result, settle, job, thumbnail }, event, target);
     if (deliveries === null) return false;
     options.accepted?.forget(row.id);
     options.onFinished?.(row.format, status);

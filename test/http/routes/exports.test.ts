@@ -317,9 +317,18 @@ describe('exports over HTTP', () => {
     assertPixel(pixels, 160, 236, [0, 255, 0, 255], 2); // cta, BGCOLOR changed
     assertPixel(pixels, 225, 125, [0, 0, 255, 255], 2); // photo, SOURCE changed
 
-    // The thumbnail is stored just after the export finishes (it does not hold up the export). The new design lists
-    // with a thumbUrl all the same (issue 15: the seed types it as a string), a link that answers 404 with
-    // Retry-After until the thumbnail exists and the picture from then on: ask again until it is there.
+    // The thumbnail is made from the file and stored beside it; PostgreSQL sets it in the statement that finishes the
+    // export (issue 21, stop 31), so the design has it once the export is complete; SQLite sets it just after.
+    if (t.runtime.db.dialect === 'postgres') {
+      const row = await t.runtime.db.kysely
+        .selectFrom('designs')
+        .select('thumb_key')
+        .where('hash', '=', done.newDesignHash)
+        .executeTakeFirstOrThrow();
+      assert.ok(row.thumb_key, 'the export was finished with its design thumbnail set');
+    }
+    // The new design lists with a thumbUrl all the same (issue 15: the seed types it as a string), a link that answers
+    // 404 with Retry-After until the thumbnail exists and the picture from then on: ask again until it is there.
     const design = await ok('GET', `/v1/templates?apiGenerated=true&keyword=${encodeURIComponent('Spring:')}`);
     assert.equal(design.nodes.length, 1);
     assert.equal(design.nodes[0].apiGenerated, true);

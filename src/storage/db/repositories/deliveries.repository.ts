@@ -63,6 +63,12 @@ export interface ExportFinish {
    * `instance` holds it, so that the queue does not settle it with a write and a commit of its own.
    */
   job?: { id: string; instance: string };
+  /**
+   * PostgreSQL: the thumbnail of the design the export made, set in the same statement where that design has none yet
+   * (issue 21, stop 31: one statement fewer per export with changes); `set` then says whether it was. Left undefined
+   * where the finish did not set it (SQLite): the caller sets it.
+   */
+  thumbnail?: { designHash: string; key: string; set?: boolean };
 }
 
 /** An outbox event stored dispatched: its deliveries are written with it. */
@@ -300,7 +306,16 @@ export function createDeliveryRepository(db: Kysely<Database>) {
             returning export_creatives.id
           ), `
         : sql``;
-      const { rows: answer } = await sql<{ finished: number }>`
+      const thumbnail = finish.thumbnail;
+      // Whether or not the export finishes here: a run after a crash finds the thumbnail set, and discards its own.
+      const thumbnailSet = thumbnail
+        ? sql`, t as (
+            update designs set thumb_key = ${thumbnail.key}
+            where hash = ${thumbnail.designHash} and thumb_key is null
+            returning id
+          )`
+        : sql``;
+      const { rows: answer } = await sql<{ finished: number; thumbnail_set?: number }>`
         with ${settledFile}f as (
           update exports
           set status = ${finish.status}, error_log = ${finish.errorLog}, zip_key = ${finish.zipKey},
@@ -325,9 +340,11 @@ export function createDeliveryRepository(db: Kysely<Database>) {
           from f
           where jobs.id = ${finish.job?.id ?? null} and jobs.locked_by = ${finish.job?.instance ?? null}
             and jobs.status = 'running'
-        )
-        select count(*)::integer as finished from f
+        )${thumbnailSet}
+        select (select count(*) from f)::integer as finished
+          ${thumbnail ? sql`, (select count(*) from t)::integer as thumbnail_set` : sql``}
       `.execute(db);
+      if (thumbnail) thumbnail.set = Number(answer[0]?.thumbnail_set ?? 0) === 1;
       return Number(answer[0]?.finished ?? 0) === 1;
     },
 
