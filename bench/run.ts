@@ -42,7 +42,8 @@ const SECTIONS: Record<string, () => Promise<void>> = {
 const HELP = `npm run bench [-- section…]: runs the named sections, or every section when none is named.
 sections: ${Object.keys(SECTIONS).join(', ')}
 environment: BENCH_EXPORTS (exports per run, exports section), BENCH_SCALE_WARM_UP (exports before each shape of the
-scale section, default 400), BENCH_WARM_UP (exports before the exports and paired sections measure, default 3000),
+scale section, default 400), BENCH_SCALE_ROUNDS (runs of each shape, in turn, scale section, default 3),
+BENCH_SCALE_WORKERS (worker counts, scale section, default "1,2"), BENCH_WARM_UP (exports before the exports and paired sections measure, default 3000),
 BENCH_VS (another built checkout, paired section), BENCH_PAIRED_ROUNDS (default 6), BENCH_BATCH_ROWS (rows per batch, batch section), BENCH_BATCH_ROUNDS (rounds per type, batch section), BENCH_SERVICE_ARGS (node flags of the service,
 e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {

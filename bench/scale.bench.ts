@@ -1,9 +1,11 @@
 // The scaled-out shape (dist/): one `placard serve` with PLACARD_ROLE=api and 1, then 2 `placard worker` processes
 // (one render thread each) over PostgreSQL, Redis (BullMQ) and an S3-protocol server (s3rver, started here), beside
 // the embedded shape (one `placard serve`: SQLite, the job table, local disk) with 1, then 2 render threads, on the
-// same machine in the same run. Each run submits export-with-changes PNG exports, 16 in flight, each with a headline
-// of its own (no cache hits), rate limits on (limits out of reach, as a deployment runs them), and waits for every
-// webhook: exports per second = exports ÷ (first POST → last webhook).
+// same machine in the same run, in rounds of one run of each shape (the first shape alternating; the rates are
+// medians of the rounds, and the share is the median of each round's scaled-out rate ÷ its embedded rate). Each run
+// submits export-with-changes PNG exports, 16 in flight, each with a headline of its own (no cache hits), rate limits
+// on (limits out of reach, as a deployment runs them), and waits for every webhook: exports per second = exports ÷
+// (first POST → last webhook).
 // Where an export's time goes (issue 21): every process's /metrics is read before and after a run (CPU seconds, SQL
 // statements, Redis commands, round trips and busy time, S3 requests and their time), and PostgreSQL's own
 // pg_stat_database (transactions, time executing statements) for the bench's database; divided by the exports.
@@ -28,7 +30,26 @@ const EXPORTS = Number(process.env.BENCH_EXPORTS ?? 100);
 const CONCURRENCY = 16;
 /** Exports before a shape is measured; BENCH_SCALE_WARM_UP. */
 const WARM_UP = Number(process.env.BENCH_SCALE_WARM_UP ?? 400);
-const WORKER_COUNTS = [1, 2];
+/** Workers (and the embedded shape's render threads) to measure; BENCH_SCALE_WORKERS, e.g. "2". */
+const WORKER_COUNTS = (process.env.BENCH_SCALE_WORKERS ?? '1,2').split(',').map((n) => {
+  const count = Number(n);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`BENCH_SCALE_WORKERS: "${n}" is not a whole number ≥ 1`);
+  return count;
+});
+/** Runs of each shape per worker count and export, in turn; BENCH_SCALE_ROUNDS. */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_SCALE_ROUNDS ?? 3));
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** "min–max" of the runs, one decimal (one figure when they agree). */
+function range(values: number[]): string {
+  const [min, max] = [Math.min(...values), Math.max(...values)].map((v) => v.toFixed(1));
+  return min === max ? min : `${min}–${max}`;
+}
 
 // biome-ignore lint/suspicious/noExplicitAny: API answers are read field by field.
 type Json = any;
@@ -334,119 +355,187 @@ export async function benchScale() {
   const tiers: Array<Record<string, string | number>> = [];
   const stops: Array<() => Promise<void>> = [];
 
-  /** Runs every scenario on a shape; `workers` are the processes that render (the API itself when embedded). */
-  async function measure(
-    label: string,
-    threads: number,
-    shape: Awaited<ReturnType<typeof setUp>>,
-    api: Process,
-    workers: Process[],
-    withPg: boolean,
-  ) {
-    // Warm-up, as the exports bench's: render threads started, fonts loaded, and the export path optimised by V8 in
-    // every process. With 4–8 exports, the scaled-out shape's three cold processes were measured before V8 had
-    // optimised their S3, PostgreSQL and BullMQ code (stop 28, one worker: 32 exports/s after 4 exports of warm-up,
-    // 40 after 400).
-    await run(shape, WARM_UP);
-    for (const scenario of scenarios) {
-      const before = { api: await readCounters([api]), workers: await readCounters(workers) };
-      const pgBefore = withPg ? await pgStats() : null;
-      const redisBefore = withPg ? await redisCpuMs() : null;
-      const benchBefore = process.cpuUsage();
-      const result = await run(shape, EXPORTS, scenario.settings);
-      const benchCpu = process.cpuUsage(benchBefore);
-      const load = os.loadavg()[0];
-      const redisAfter = withPg ? await redisCpuMs() : null;
+  /** A shape ready to measure: the API to call, the processes that render (the API itself when embedded). */
+  interface Shape {
+    label: string;
+    setup: Awaited<ReturnType<typeof setUp>>;
+    api: Process;
+    workers: Process[];
+    withPg: boolean;
+  }
+  /** What one shape spent over its runs of the 300x250 scenario, summed, for the table of where an export goes. */
+  interface Spent {
+    exports: number;
+    wallMs: number;
+    api: Record<Counter, number>;
+    workers: Record<Counter, number>;
+    pgTransactions: number;
+    pgActiveMs: number;
+    pgCpuMs: number;
+    redisCpuMs: number;
+    benchCpuMs: number;
+    loads: number[];
+  }
+  const zeroCounters = () => Object.fromEntries(Object.keys(COUNTERS).map((k) => [k, 0])) as Record<Counter, number>;
+  const newSpent = (): Spent => ({
+    exports: 0,
+    wallMs: 0,
+    api: zeroCounters(),
+    workers: zeroCounters(),
+    pgTransactions: 0,
+    pgActiveMs: 0,
+    pgCpuMs: 0,
+    redisCpuMs: 0,
+    benchCpuMs: 0,
+    loads: [],
+  });
+
+  /** One run of a scenario on a shape: its rate and p50; what the 300x250 scenario spent is added to `spent`. */
+  async function measureRun(shape: Shape, scenario: (typeof scenarios)[number], spent: Spent) {
+    const counted = !scenario.settings;
+    const { api, workers, withPg } = shape;
+    const before = counted ? { api: await readCounters([api]), workers: await readCounters(workers) } : null;
+    const pgBefore = counted && withPg ? await pgStats() : null;
+    const redisBefore = counted && withPg ? await redisCpuMs() : null;
+    const benchBefore = process.cpuUsage();
+    const result = await run(shape.setup, EXPORTS, scenario.settings);
+    const benchCpu = process.cpuUsage(benchBefore);
+    const load = os.loadavg()[0];
+    const rate = EXPORTS / (result.wallMs / 1000);
+    const p50 = result.latencies[Math.floor(result.latencies.length / 2)];
+    if (before) {
+      const redisAfter = redisBefore !== null ? await redisCpuMs() : null;
       const after = { api: await readCounters([api]), workers: await readCounters(workers) };
-      const pgAfter = withPg ? await pgStats() : null;
-      const rate = EXPORTS / (result.wallMs / 1000);
-      rows.push({
-        export: scenario.name,
-        shape: label,
-        'render threads': threads,
-        exports: EXPORTS,
-        'wall s': result.wallMs / 1000,
-        'exports/s': rate,
-        'p50 submit → webhook ms': Math.round(result.latencies[Math.floor(result.latencies.length / 2)]),
-        load: load.toFixed(1),
-      });
-      if (scenario.settings) continue;
-      const per = (side: 'api' | 'workers', key: Counter, scale = 1) =>
-        ((after[side][key] - before[side][key]) * scale) / EXPORTS;
-      const both = (key: Counter, scale = 1) =>
-        per('api', key, scale) + (workers.length ? per('workers', key, scale) : 0);
-      tiers.push({
-        shape: label,
-        'API CPU ms': per('api', 'cpu', 1000),
-        'worker CPU ms': workers.length ? per('workers', 'cpu', 1000) : '(in API)',
-        'SQL statements': both('sql'),
-        'PG transactions': pgAfter && pgBefore ? (pgAfter.transactions - pgBefore.transactions) / EXPORTS : '—',
-        'PG executing ms': pgAfter && pgBefore ? (pgAfter.activeMs - pgBefore.activeMs) / EXPORTS : '—',
-        'PG CPU ms': pgAfter && pgBefore ? cpuBetween(pgBefore.cpuMs, pgAfter.cpuMs) / EXPORTS : '—',
-        'Redis server CPU ms': redisAfter !== null && redisBefore !== null ? (redisAfter - redisBefore) / EXPORTS : '—',
-        'bench CPU ms (client, webhooks, s3rver)': (benchCpu.user + benchCpu.system) / 1000 / EXPORTS,
-        'all CPU ms': [
-          per('api', 'cpu', 1000),
-          workers.length ? per('workers', 'cpu', 1000) : 0,
-          pgAfter && pgBefore ? cpuBetween(pgBefore.cpuMs, pgAfter.cpuMs) / EXPORTS : 0,
-          redisAfter !== null && redisBefore !== null ? (redisAfter - redisBefore) / EXPORTS : 0,
-          (benchCpu.user + benchCpu.system) / 1000 / EXPORTS,
-        ].reduce((a, b) => a + b, 0),
-        'Redis commands (API + workers)': `${per('api', 'redisCommands').toFixed(1)} + ${per('workers', 'redisCommands').toFixed(1)}`,
-        'Redis round trips': both('redisTrips'),
-        'Redis busy ms': both('redisSeconds', 1000),
-        'S3 requests': both('s3Requests'),
-        'S3 ms': both('s3Seconds', 1000),
-        'wall ms per export (1 ÷ rate)': 1000 / rate,
-        load: load.toFixed(1),
-      });
+      const pgAfter = pgBefore ? await pgStats() : null;
+      for (const key of Object.keys(COUNTERS) as Counter[]) {
+        spent.api[key] += after.api[key] - before.api[key];
+        spent.workers[key] += after.workers[key] - before.workers[key];
+      }
+      if (pgBefore && pgAfter) {
+        spent.pgTransactions += pgAfter.transactions - pgBefore.transactions;
+        spent.pgActiveMs += pgAfter.activeMs - pgBefore.activeMs;
+        spent.pgCpuMs += cpuBetween(pgBefore.cpuMs, pgAfter.cpuMs);
+      }
+      if (redisBefore !== null && redisAfter !== null) spent.redisCpuMs += redisAfter - redisBefore;
+      spent.benchCpuMs += (benchCpu.user + benchCpu.system) / 1000;
+      spent.exports += EXPORTS;
+      spent.wallMs += result.wallMs;
+      spent.loads.push(load);
     }
+    return { rate, p50, load };
+  }
+
+  function tierOf(shape: Shape, spent: Spent): Record<string, string | number> {
+    const n = spent.exports;
+    const per = (side: 'api' | 'workers', key: Counter, scale = 1) => (spent[side][key] * scale) / n;
+    const both = (key: Counter, scale = 1) =>
+      per('api', key, scale) + (shape.workers.length ? per('workers', key, scale) : 0);
+    const pg = shape.withPg;
+    const cpu = {
+      api: per('api', 'cpu', 1000),
+      workers: shape.workers.length ? per('workers', 'cpu', 1000) : 0,
+      pg: pg ? spent.pgCpuMs / n : 0,
+      redis: pg ? spent.redisCpuMs / n : 0,
+      bench: spent.benchCpuMs / n,
+    };
+    return {
+      shape: shape.label,
+      'API CPU ms': cpu.api,
+      'worker CPU ms': shape.workers.length ? cpu.workers : '(in API)',
+      'SQL statements': both('sql'),
+      'PG transactions': pg ? spent.pgTransactions / n : '—',
+      'PG executing ms': pg ? spent.pgActiveMs / n : '—',
+      'PG CPU ms': pg ? cpu.pg : '—',
+      'Redis server CPU ms': pg ? cpu.redis : '—',
+      'bench CPU ms (client, webhooks, s3rver)': cpu.bench,
+      'all CPU ms': cpu.api + cpu.workers + cpu.pg + cpu.redis + cpu.bench,
+      'Redis commands (API + workers)': `${per('api', 'redisCommands').toFixed(1)} + ${per('workers', 'redisCommands').toFixed(1)}`,
+      'Redis round trips': both('redisTrips'),
+      'Redis busy ms': both('redisSeconds', 1000),
+      'S3 requests': both('s3Requests'),
+      'S3 ms': both('s3Seconds', 1000),
+      'wall ms per export (1 ÷ rate)': spent.wallMs / n,
+      load: range(spent.loads),
+    };
   }
 
   try {
-    // Embedded: one process, SQLite, the job table, local disk; 1 then 2 render threads.
-    for (const threads of WORKER_COUNTS) {
+    // The scaled-out API serves both worker counts; each count gets an embedded process with as many render threads.
+    const scaledApi = await startProcess('serve', { ...scaledEnv, PLACARD_ROLE: 'api' }, '');
+    stops.push(scaledApi.stop);
+    const scaledSetup = await setUp(scaledApi, scaledEnv, os.tmpdir());
+    for (const count of WORKER_COUNTS) {
       const dataDir = scratchDir('placard-bench-embedded-');
-      const env = { ...common, PLACARD_RENDER_THREADS: String(threads) };
+      const env = { ...common, PLACARD_RENDER_THREADS: String(count) };
       execFileSync(process.execPath, ['bin/placard.js', 'migrate'], {
         env: { ...env, PLACARD_DATA_DIR: dataDir },
         stdio: 'ignore',
       });
-      const api = await startProcess('serve', env, '', dataDir);
-      try {
-        const shape = await setUp(api, env, dataDir);
-        await measure('embedded', threads, shape, api, [], false);
-      } finally {
-        await api.stop();
-      }
-    }
-
-    const api = await startProcess('serve', { ...scaledEnv, PLACARD_ROLE: 'api' }, '');
-    stops.push(api.stop);
-    const shape = await setUp(api, scaledEnv, os.tmpdir());
-    for (const workers of WORKER_COUNTS) {
-      const started = await Promise.all(
-        Array.from({ length: workers }, () => startProcess('worker', scaledEnv, api.url)),
+      const embeddedApi = await startProcess('serve', env, '', dataDir);
+      const workers = await Promise.all(
+        Array.from({ length: count }, () => startProcess('worker', scaledEnv, scaledApi.url)),
       );
       try {
-        await measure(`scaled out, ${workers} worker${workers > 1 ? 's' : ''}`, workers, shape, api, started, true);
+        const embedded: Shape = {
+          label: 'embedded',
+          setup: await setUp(embeddedApi, env, dataDir),
+          api: embeddedApi,
+          workers: [],
+          withPg: false,
+        };
+        const scaled: Shape = {
+          label: `scaled out, ${count} worker${count > 1 ? 's' : ''}`,
+          setup: scaledSetup,
+          api: scaledApi,
+          workers,
+          withPg: true,
+        };
+        // Warm-up, as the exports bench's: render threads started, fonts loaded, and the export path optimised by V8
+        // in every process. With 4–8 exports, the scaled-out shape's three cold processes were measured before V8 had
+        // optimised their S3, PostgreSQL and BullMQ code (stop 28, one worker: 32 exports/s after 4 exports of
+        // warm-up, 40 after 400).
+        await run(embedded.setup, WARM_UP);
+        await run(scaled.setup, WARM_UP);
+        // Rounds of one run per shape, the first shape alternating, and each round's scaled-out rate divided by the
+        // embedded rate measured beside it: this machine's speed drifted by a quarter between runs minutes apart
+        // (stop 31), which one run of each shape in sequence took for a difference between the shapes.
+        const spent = new Map<Shape, Spent>([
+          [embedded, newSpent()],
+          [scaled, newSpent()],
+        ]);
+        for (const scenario of scenarios) {
+          const runs = new Map<Shape, Array<{ rate: number; p50: number; load: number }>>([
+            [embedded, []],
+            [scaled, []],
+          ]);
+          for (let round = 0; round < ROUNDS; round++) {
+            for (const shape of round % 2 === 0 ? [embedded, scaled] : [scaled, embedded]) {
+              runs.get(shape)?.push(await measureRun(shape, scenario, spent.get(shape) as Spent));
+            }
+          }
+          const embeddedRuns = runs.get(embedded) ?? [];
+          const shares = (runs.get(scaled) ?? []).map((r, i) => r.rate / embeddedRuns[i].rate);
+          for (const shape of [embedded, scaled]) {
+            const measured = runs.get(shape) ?? [];
+            rows.push({
+              export: scenario.name,
+              shape: shape.label,
+              'render threads': count,
+              exports: `${ROUNDS} × ${EXPORTS}`,
+              'exports/s (median)': median(measured.map((r) => r.rate)),
+              'exports/s (runs)': range(measured.map((r) => r.rate)),
+              'p50 submit → webhook ms (median)': Math.round(median(measured.map((r) => r.p50))),
+              load: range(measured.map((r) => r.load)),
+              'of embedded (median of rounds)': shape === embedded ? '100%' : `${Math.round(median(shares) * 100)}%`,
+              'of embedded (rounds)':
+                shape === embedded ? '—' : shares.map((share) => `${Math.round(share * 100)}%`).join(' '),
+            });
+          }
+        }
+        for (const shape of [embedded, scaled]) tiers.push(tierOf(shape, spent.get(shape) as Spent));
       } finally {
-        await Promise.all(started.map((w) => w.stop()));
+        await Promise.all([embeddedApi, ...workers].map((p) => p.stop()));
       }
-    }
-    rows.sort(
-      (a, b) =>
-        String(a.export).localeCompare(String(b.export)) ||
-        Number(a['render threads']) - Number(b['render threads']) ||
-        String(a.shape).localeCompare(String(b.shape)),
-    );
-    for (const row of rows) {
-      const embedded = rows.find(
-        (r) => r.export === row.export && r.shape === 'embedded' && r['render threads'] === row['render threads'],
-      );
-      row['of embedded'] = embedded
-        ? `${Math.round((Number(row['exports/s']) / Number(embedded['exports/s'])) * 100)}%`
-        : '—';
     }
     printTable(
       `Scaled out (1 API + N workers: PostgreSQL, Redis/BullMQ, s3rver) vs embedded (1 process, N render threads), this machine, ${os.availableParallelism()} cores, export-with-changes, ${CONCURRENCY} in flight`,
