@@ -277,7 +277,7 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): BullMqJobQ
         delay: opts.delayMs ?? 0,
         attempts: maxAttempts,
         backoff: { type: 'placard' },
-        removeOnComplete: { age: KEEP_FINISHED_SECONDS },
+        removeOnComplete: { age: Math.max(120, opts.keepCompletedSeconds ?? KEEP_FINISHED_SECONDS) },
         removeOnFail: { age: KEEP_FINISHED_SECONDS },
       });
     },

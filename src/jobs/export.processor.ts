@@ -46,7 +46,16 @@ import type { Database } from '../storage/db/schema.js';
 import type { AcceptedExports } from './accepted-exports.js';
 import { type ErrorLog, type ExportLinks, presentExport } from './export-view.js';
 import { teamGroup } from './fair.js';
-import { type Job, type JobQueue, renderJobsPerThread } from './job-queue.js';
+import { type Job, type JobPayloads, type JobQueue, renderJobsPerThread } from './job-queue.js';
+
+/**
+ * Rows a render job brought stand for the database's only when the job is taken this soon after the accept: a job that
+ * waited longer in a backlog reads them, so that an export deleted meanwhile (with its team) is not made. A clock of
+ * the worker behind the API's only shortens the wait.
+ */
+export const ACCEPTED_FRESH_MS = 2_000;
+/** A render that takes its rows from its job marks its file as being made after this long. */
+const MARK_STARTED_AFTER_MS = 200;
 
 export interface ExportProcessorLog {
   error(details: object, message: string): void;
@@ -293,14 +302,40 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   async function renderCreative(job: Job<'export.creative'>): Promise<void> {
     const { exportId, creativeId } = job.payload;
+    // Only on the job's first run: a run after a crash of its render starts the file as usual.
+    const given = job.attempt === 1 ? fresh(job.payload.accepted) : undefined;
     const { row, creative } = await repo.startRendering(
       exportId,
       creativeId,
-      options.accepted?.peek(exportId),
-      // Only on the job's first run: a run after a crash of its render starts the file as usual.
-      job.attempt === 1 ? options.accepted?.takeStarted(exportId, creativeId) : undefined,
+      given?.export ?? options.accepted?.peek(exportId),
+      given?.creative ?? (job.attempt === 1 ? options.accepted?.takeStarted(exportId, creativeId) : undefined),
     );
     if (!row) return; // deleted with its team
+    // A file whose rows came with its job is marked as being made only when its render runs long enough for someone
+    // to see it (a still of a banner is made and stored in a few milliseconds): the answer's stage says "rendering".
+    const marking = given
+      ? setTimeout(() => {
+          repo
+            .markStarted(creativeId)
+            .catch((error) => options.log?.error({ err: error, exportId }, 'export: marking a file started failed'));
+        }, MARK_STARTED_AFTER_MS)
+      : undefined;
+    try {
+      await make(job, row, creative);
+    } finally {
+      clearTimeout(marking);
+    }
+  }
+
+  /** The rows a job brought, while they are young enough to stand for the database's (JobPayloads['export.creative']). */
+  function fresh(accepted: JobPayloads['export.creative']['accepted']) {
+    if (!accepted) return undefined;
+    const age = Date.now() - Date.parse(accepted.export.created_at);
+    return age < ACCEPTED_FRESH_MS ? accepted : undefined;
+  }
+
+  async function make(job: Job<'export.creative'>, row: ExportRow, creative: CreativeRow | undefined): Promise<void> {
+    const { exportId, creativeId } = job.payload;
     if (!creative) {
       // Settled already (a job run again after a crash): finish the export if that was left undone, and the new
       // design's thumbnail, which the crash may have cut short.

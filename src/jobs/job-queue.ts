@@ -7,7 +7,7 @@
 // Enqueue after the database transaction commits, never inside it, through `enqueue`: the queue may live elsewhere.
 // Where it does not (`transactional`), a job can be written in the same transaction as its rows.
 import type { InsertQueryBuilder, InsertResult, Kysely } from 'kysely';
-import type { JobValues } from '../storage/db/repositories/exports.repository.js';
+import type { CreativeRow, ExportRow, JobValues } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
 
 /** The payload of each job kind. */
@@ -21,6 +21,12 @@ export interface JobPayloads {
      * in whichever process it runs (issue 21). Absent in jobs of the sweep and of earlier versions: the long way.
      */
     files?: number;
+    /**
+     * An export of one file, with jobs in Redis: its rows as the accept wrote them, so that the first run of the
+     * render need not read them back (issue 21, stop 33: a statement and a round trip fewer per export). A run that
+     * takes the job later than `ACCEPTED_FRESH_MS` after the accept, or again, reads them as they are now.
+     */
+    accepted?: { export: ExportRow; creative: CreativeRow };
   };
   /** Every file of an export is settled: zip a set, set the final status, record the events. */
   'export.finish': { exportId: string };
@@ -69,6 +75,14 @@ export interface EnqueueOptions {
    * delays another group's next job by at most one job per group ahead of it. Jobs without a group are claimed first.
    */
   group?: string;
+  /**
+   * How long the queue remembers a job that completed, so that enqueueing its id again does nothing (above). Default
+   * a day. Jobs in Redis only (the job table's payloads are small): one that carries its export's rows (JobPayloads)
+   * is forgotten sooner, as its handler does nothing for a file settled already, and a day of such payloads would
+   * hold every document rendered that day in Redis's memory. At least two minutes: the expected wait counts the jobs
+   * finished in the last minute (services/export-wait.ts).
+   */
+  keepCompletedSeconds?: number;
 }
 
 export interface Job<K extends JobKind = JobKind> {

@@ -83,6 +83,9 @@ export interface ExportAnswer {
 
 const seconds = (ms: number) => `${Math.ceil(ms / 1000).toLocaleString('en-US')} s`;
 
+/** A render job that carries its export's rows is remembered ten minutes once done (EnqueueOptions says why). */
+const KEEP_COMPLETED_WITH_ROWS_SECONDS = 10 * 60;
+
 /** The cache probe of an export, made with a guessed key (`probeEarly`). */
 interface EarlyProbe {
   cacheKey: string;
@@ -428,15 +431,23 @@ export function createExportService(deps: ExportServiceDeps) {
     return exportsRepo.insertAtOnce(exportRow, creatives, alongside);
   }
 
-  async function enqueueRenders(exportId: string, teamId: number, creatives: Pick<CreativeRow, 'id'>[]): Promise<void> {
+  async function enqueueRenders(row: ExportRow, creatives: CreativeRow[]): Promise<void> {
     const inTable = deps.queue.transactional;
     if (inTable) {
       inTable.wake('export.creative');
       return;
     }
     for (const creative of creatives) {
-      const job = renderJob(exportId, teamId, creative, creatives.length);
-      await deps.queue.enqueue('export.creative', job.payload, job.options);
+      const job = renderJob(row.id, row.team_id, creative, creatives.length);
+      // The rows go along with the one job of an export of one file (JobPayloads says why); a set's files would each
+      // carry a copy of its document.
+      if (creatives.length === 1) {
+        await deps.queue.enqueue(
+          'export.creative',
+          { ...job.payload, accepted: { export: row, creative } },
+          { ...job.options, keepCompletedSeconds: KEEP_COMPLETED_WITH_ROWS_SECONDS },
+        );
+      } else await deps.queue.enqueue('export.creative', job.payload, job.options);
     }
   }
 
@@ -446,13 +457,12 @@ export function createExportService(deps: ExportServiceDeps) {
    */
   async function answer(
     stored: { row: ExportRow; creatives: CreativeRow[]; held?: () => void },
-    teamId: number,
     queue: QueueEstimate | undefined,
   ): Promise<ExportAnswer> {
     const { row, creatives, held } = stored;
     deps.accepted?.remember(row, creatives.length, held ? creatives[0] : undefined);
     if (held) held();
-    else await enqueueRenders(row.id, teamId, creatives);
+    else await enqueueRenders(row, creatives);
     const view = await presentExport(row, creatives, deps.links);
     deps.onAccepted?.(row.format, 'miss');
     return { export: view, cacheHit: false, ...(queue ? { queue } : {}) };
@@ -497,7 +507,7 @@ export function createExportService(deps: ExportServiceDeps) {
         cacheKey,
       });
       const stored = await storeAlone(exportRow, creatives);
-      return answer(stored, actor.teamId, queue);
+      return answer(stored, queue);
     },
 
     /** POST /v1/export-with-changes: the template with the changes becomes a new design, which is exported. */
@@ -628,7 +638,7 @@ export function createExportService(deps: ExportServiceDeps) {
           { jobId: thumbnailJobId(created.designId, created.revision) },
         );
       }
-      return answer(created.stored, actor.teamId, queue);
+      return answer(created.stored, queue);
     },
 
     /** GET /v1/export/{id}: visible when its project is; fresh links on every call. */

@@ -1,5 +1,6 @@
 // A new design's hash and its sizes' hashes are unique across designs and sizes, checked in one statement inside the
-// import's transaction (issue 21); a new hash that is taken makes the import start again with another. The hashes are
+// import's transaction (issue 21), or on PostgreSQL, for fresh ones, refused by the unique indexes and migration 0027's
+// triggers; a new hash that is taken makes the import start again with another. The hashes are
 // random (one collision in about 10^10), so the test hands the service taken ones through its `newHash` seam.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -194,4 +195,47 @@ test('one statement (PostgreSQL): a project the caller knew, deleted meanwhile, 
   );
   const left = await db.selectFrom('designs').select('id').where('name', '=', 'Orphan').execute();
   assert.deepEqual(left, []);
+});
+
+test('one statement (PostgreSQL): fresh hashes are not checked first; one in use as a size hash or a design hash is refused', {
+  skip: !process.env.DATABASE_URL && 'the design is written in one statement on PostgreSQL only',
+}, async () => {
+  const actor = { userId: t.owner.userId, teamId: t.owner.teamId, roleId: OWNER, name: 'Owner', credentialId: 0 };
+  const db = t.runtime.db.kysely;
+  const holder = await importDesign(t.runtime, actor, { projectId, name: 'Holder', document: doc('holdsiz') });
+
+  // No collision: the design, its size and its event in the one statement, and nothing before it.
+  const quiet = t.runtime.db.statements();
+  await oneStatementService().importDesign(
+    actor,
+    { projectId, name: 'Unchecked', document: doc() },
+    { thumbnail: 'later', project: { id: projectId }, atOnce: runAtOnce },
+  );
+  assert.equal(t.runtime.db.statements() - quiet, 1, 'the import is its one statement');
+
+  // Another design's size hash offered as the new design's hash: the database refuses it, the import starts again.
+  const offered = ['holdsiz', 'freshcc'];
+  const attempts: string[] = [];
+  const made = await oneStatementService(() => offered.shift() as string).importDesign(
+    actor,
+    { projectId, name: 'Across', document: doc() },
+    {
+      thumbnail: 'later',
+      project: { id: projectId },
+      atOnce: async (design) => {
+        attempts.push(design.hash);
+        await runAtOnce(design);
+      },
+    },
+  );
+  assert.deepEqual(attempts, ['holdsiz', 'freshcc']);
+  assert.equal(made.template.id, 'freshcc');
+  assert.deepEqual((await db.selectFrom('designs').select('name').where('hash', '=', 'holdsiz').execute()).length, 0);
+
+  // A size whose hash is a design's own: refused as a taken hash, naming its table.
+  const across = await db.selectFrom('designs').select('id').where('hash', '=', 'freshcc').executeTakeFirstOrThrow();
+  await assert.rejects(
+    db.insertInto('design_sizes').values({ design_id: across.id, hash: holder.template.id, position: 1 }).execute(),
+    (error: Error & { code?: string; table?: string }) => error.code === '23505' && error.table === 'design_sizes',
+  );
 });

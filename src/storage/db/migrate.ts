@@ -24,6 +24,7 @@ import { exportStatements } from './migrations/0023_export_statements.js';
 import { finishSettlesJob } from './migrations/0024_finish_settles_job.js';
 import { acceptHoldsJob } from './migrations/0025_accept_holds_job.js';
 import { unsettledFiles } from './migrations/0026_unsettled_files.js';
+import { hashesAcrossTables } from './migrations/0027_hashes_across_tables.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -52,6 +53,7 @@ function provider(db: Db): MigrationProvider {
         '0024_finish_settles_job': finishSettlesJob(db.dialect),
         '0025_accept_holds_job': acceptHoldsJob(db.dialect),
         '0026_unsettled_files': unsettledFiles(),
+        '0027_hashes_across_tables': hashesAcrossTables(db.dialect),
       };
     },
   };

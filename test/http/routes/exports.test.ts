@@ -1077,8 +1077,15 @@ describe('exports when renders crash, hang or pile up', () => {
     });
     const id = res.json().response.export.id;
     await started;
-    const during = (await t.app.inject({ method: 'GET', url: `/v1/export/${id}`, headers: t.owner.headers })).json()
-      .response;
+    // A render whose job brought its rows (BullMQ) marks its file started after 200 ms (export.processor.ts): the
+    // answer says rendering from then on, while the render is held here.
+    let during: Json = {};
+    for (let i = 0; i < 100; i++) {
+      during = (await t.app.inject({ method: 'GET', url: `/v1/export/${id}`, headers: t.owner.headers })).json()
+        .response;
+      if (during.stage !== 'queued') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     assert.equal(during.status, 'pending');
     assert.equal(during.stage, 'rendering');
     assert.equal(during.creatives[0].status, 'pending');

@@ -479,6 +479,11 @@ export function createExportRepository(db: Kysely<Database>) {
       return { row, creative: row ? creative : undefined };
     },
 
+    /** Marks a file that is not settled yet as being made (a render that took its rows from its job, and runs long). */
+    async markStarted(creativeId: string): Promise<void> {
+      await startCreative(db, { id: creativeId, at: now() });
+    },
+
     /**
      * Settles a creative that is not settled yet: the row as settled and how many files its export makes (one: the
      * export's files are known without reading them again); undefined when it was settled already.
