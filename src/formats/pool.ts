@@ -64,6 +64,8 @@ export interface RenderCallOptions {
    * A failed write rejects with BlobWriteError. Default: the bytes are answered, and the caller stores them.
    */
   store?: StoreTarget;
+  /** Called when a thread takes the render (its wait in line is over). */
+  onStart?: () => void;
 }
 
 /** Options of a task other than a render: who it is for (groups take turns with renders). */
@@ -237,6 +239,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     },
     async renderFiles(job, options = {}) {
       const release = await gate.acquire(options.signal, options.group, options.low);
+      options.onStart?.();
       // A plain timer, cleared when the render ends: AbortSignal.timeout's timer stays and fires long after a 5 ms
       // render, building a DOMException with its stack each time (issue 21: a measurable part of the event loop's CPU).
       let timedOut = false;

@@ -54,7 +54,7 @@ import { type Job, type JobPayloads, type JobQueue, renderJobsPerThread } from '
  * the worker behind the API's only shortens the wait.
  */
 export const ACCEPTED_FRESH_MS = 2_000;
-/** A render that takes its rows from its job marks its file as being made after this long. */
+/** A render that takes its rows from its job marks its file as being made after a thread has rendered it this long. */
 const MARK_STARTED_AFTER_MS = 200;
 
 export interface ExportProcessorLog {
@@ -311,20 +311,33 @@ export function createExportProcessor(options: ExportProcessorOptions) {
       given?.creative ?? (job.attempt === 1 ? options.accepted?.takeStarted(exportId, creativeId) : undefined),
     );
     if (!row) return; // deleted with its team
-    // A file whose rows came with its job is marked as being made only when its render runs long enough for someone
-    // to see it (a still of a banner is made and stored in a few milliseconds): the answer's stage says "rendering".
-    const marking = given
-      ? setTimeout(() => {
+    const marking = given ? startedMark(exportId, creativeId) : undefined;
+    try {
+      await make(job, row, creative, marking);
+    } finally {
+      marking?.stop();
+    }
+  }
+
+  /**
+   * A file whose rows came with its job is marked as being made only when a thread has rendered it for a while, long
+   * enough for someone to see it (a still of a banner takes a few milliseconds): the answer's stage then says
+   * "rendering". Not from when the job is taken: under load it waits longer than that for a thread and for storing.
+   */
+  function startedMark(exportId: string, creativeId: string) {
+    let timer: NodeJS.Timeout | undefined;
+    return {
+      start() {
+        timer = setTimeout(() => {
           repo
             .markStarted(creativeId)
             .catch((error) => options.log?.error({ err: error, exportId }, 'export: marking a file started failed'));
-        }, MARK_STARTED_AFTER_MS)
-      : undefined;
-    try {
-      await make(job, row, creative);
-    } finally {
-      clearTimeout(marking);
-    }
+        }, MARK_STARTED_AFTER_MS).unref();
+      },
+      stop() {
+        clearTimeout(timer);
+      },
+    };
   }
 
   /** The rows a job brought, while they are young enough to stand for the database's (JobPayloads['export.creative']). */
@@ -334,7 +347,12 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     return age < ACCEPTED_FRESH_MS ? accepted : undefined;
   }
 
-  async function make(job: Job<'export.creative'>, row: ExportRow, creative: CreativeRow | undefined): Promise<void> {
+  async function make(
+    job: Job<'export.creative'>,
+    row: ExportRow,
+    creative: CreativeRow | undefined,
+    marking?: ReturnType<typeof startedMark>,
+  ): Promise<void> {
     const { exportId, creativeId } = job.payload;
     if (!creative) {
       // Settled already (a job run again after a crash): finish the export if that was left undone, and the new
@@ -366,9 +384,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     try {
       const prepared = await prepareFonts(row);
       fontWarnings = prepared.warnings;
-      const run = { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id), store };
+      const run = { budgetMs: budgetOf(row.format), group: teamGroup(row.team_id), store, onStart: marking?.start };
       output = await render(row, creative, run, prepared);
+      marking?.stop();
     } catch (error) {
+      marking?.stop();
       // What is left is a write to the database: the next job may take this one's place at the threads meanwhile.
       job.slotFree?.();
       if (error instanceof BlobWriteError) {

@@ -361,7 +361,7 @@ describe('render budgets count the render alone', () => {
     sizes: [{ name: 'S', width: 300, height: 250, backgroundColor: '#FF0000', slides: [{ elements: [] }] }],
   });
 
-  test('a render that waits in line longer than its budget is not timed out for the wait', async () => {
+  test('a render that waits in line longer than its budget is not timed out for the wait, and starts after it', async () => {
     const first = single.render({
       document: slow('held'),
       sizeIndex: 0,
@@ -370,16 +370,24 @@ describe('render budgets count the render alone', () => {
       settings: { scale: 1 },
     });
     // Queued behind `first` with a budget far shorter than the wait.
+    let starts = 0;
     const queued = single.render(
       { document: small, sizeIndex: 0, slideIndex: 0, format: 'jpg', settings: { scale: 1, quality: 90 } },
-      { budgetMs: 5_000 },
+      {
+        budgetMs: 5_000,
+        onStart: () => {
+          starts += 1;
+        },
+      },
     );
     while (answer.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(single.queued(), 1, 'the small render waits for the one thread');
     await new Promise((resolve) => setTimeout(resolve, 6_000)); // longer than its budget, in line
+    assert.equal(starts, 0, 'a render waiting in line has not started');
     for (const release of answer.splice(0)) release();
     await first;
     const pixels = await decodeAny(Buffer.from(await queued));
+    assert.equal(starts, 1, 'onStart was called once, when the thread took the render');
     assertPixel(pixels, 150, 125, [255, 0, 0, 255], 8);
   });
 

@@ -911,6 +911,7 @@ describe('exports over HTTP', () => {
 function controlledPool(behaviour: (job: RenderJob, signal?: AbortSignal) => Promise<Uint8Array>): RenderPool {
   // As the real pool does: the budget aborts the render and rejects with RenderTimeoutError (no line to wait in here).
   const budgeted = async (job: RenderJob, options: RenderCallOptions = {}) => {
+    options.onStart?.();
     if (options.budgetMs === undefined) return behaviour(job, options.signal);
     const budget = AbortSignal.timeout(options.budgetMs);
     try {
@@ -1077,8 +1078,8 @@ describe('exports when renders crash, hang or pile up', () => {
     });
     const id = res.json().response.export.id;
     await started;
-    // A render whose job brought its rows (BullMQ) marks its file started after 200 ms (export.processor.ts): the
-    // answer says rendering from then on, while the render is held here.
+    // A render whose job brought its rows (BullMQ) marks its file started once a thread has rendered it 200 ms
+    // (export.processor.ts): the answer says rendering from then on, while the render is held here.
     let during: Json = {};
     for (let i = 0; i < 100; i++) {
       during = (await t.app.inject({ method: 'GET', url: `/v1/export/${id}`, headers: t.owner.headers })).json()
