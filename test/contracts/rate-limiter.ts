@@ -25,9 +25,12 @@ export function rateLimiterContract(
       withLimiter(async (limiter) => {
         assert.equal((await limiter.peek('invalidExports', 'team:7')).remaining, 2);
         await limiter.hit('invalidExports', 'team:7');
+        const left = await limiter.peek('invalidExports', 'team:7');
+        assert.deepEqual([left.allowed, left.remaining], [true, 1]);
         await limiter.hit('invalidExports', 'team:7');
         const spent = await limiter.peek('invalidExports', 'team:7');
         assert.deepEqual([spent.allowed, spent.remaining], [false, 0]);
+        assert.ok(spent.resetSeconds >= 1, `a spent budget says when it resets: ${spent.resetSeconds} s`);
         for (let i = 0; i < 3; i++) await limiter.hit('exports', 'team:7');
         await limiter.refund('exports', 'team:7');
         assert.equal((await limiter.hit('exports', 'team:7')).allowed, true);
