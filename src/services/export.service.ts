@@ -441,13 +441,12 @@ export function createExportService(deps: ExportServiceDeps) {
       const job = renderJob(row.id, row.team_id, creative, creatives.length);
       // The rows go along with the one job of an export of one file (JobPayloads says why); a set's files would each
       // carry a copy of its document.
-      if (creatives.length === 1) {
-        await deps.queue.enqueue(
-          'export.creative',
-          { ...job.payload, accepted: { export: row, creative } },
-          { ...job.options, keepCompletedSeconds: KEEP_COMPLETED_WITH_ROWS_SECONDS },
-        );
-      } else await deps.queue.enqueue('export.creative', job.payload, job.options);
+      const alone = creatives.length === 1;
+      await deps.queue.enqueue(
+        'export.creative',
+        alone ? { ...job.payload, accepted: { export: row, creative } } : job.payload,
+        alone ? { ...job.options, keepCompletedSeconds: KEEP_COMPLETED_WITH_ROWS_SECONDS } : job.options,
+      );
     }
   }
 

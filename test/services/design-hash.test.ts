@@ -230,7 +230,8 @@ test('one statement (PostgreSQL): fresh hashes are not checked first; one in use
   );
   assert.deepEqual(attempts, ['holdsiz', 'freshcc']);
   assert.equal(made.template.id, 'freshcc');
-  assert.deepEqual((await db.selectFrom('designs').select('name').where('hash', '=', 'holdsiz').execute()).length, 0);
+  const refused = await db.selectFrom('designs').select('name').where('hash', '=', 'holdsiz').execute();
+  assert.equal(refused.length, 0, 'the refused attempt left no design');
 
   // A size whose hash is a design's own: refused as a taken hash, naming its table.
   const across = await db.selectFrom('designs').select('id').where('hash', '=', 'freshcc').executeTakeFirstOrThrow();
