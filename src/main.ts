@@ -7,6 +7,7 @@
 import './render/native-memory.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 
@@ -152,24 +153,27 @@ export async function main(argv: string[]) {
         return await admin(rest);
       case 'render': {
         // Imported here: the renderer (Skia, libvips) costs the other commands nothing. A build has it in one file
-        // (scripts/bundle-cli.mjs), which spares ~470 module loads of a cold start; from sources (tsx) it is the module.
-        const bundle = new URL('./cli/bundle/render.js', import.meta.url);
-        const { RENDER_USAGE, runRender } = (await import(
-          fs.existsSync(bundle) ? bundle.href : './cli/render.js'
-        )) as typeof import('./cli/render.js');
+        // (scripts/bundle-cli.mjs), which spares ~470 module loads of a cold start, run with a code cache
+        // (cli/bundle-loader.ts); from sources (tsx) it is the module.
+        type RenderModule = typeof import('./cli/render.js');
+        const bundle = fileURLToPath(new URL('./cli/bundle/render.cjs', import.meta.url));
+        const loaded = fs.existsSync(bundle)
+          ? (await import('./cli/bundle-loader.js')).loadBundle<RenderModule>(bundle)
+          : { exports: (await import('./cli/render.js')) as RenderModule, saveCache() {} };
+        const { RENDER_USAGE, runRender } = loaded.exports;
         if (rest.includes('--help') || rest.includes('-h')) {
           process.stdout.write(`${RENDER_USAGE}\n`);
           return;
         }
         // The render needs no database; only PLACARD_ALLOW_PRIVATE_URLS of the configuration applies.
         const config = loadConfig();
-        return process.exit(
-          await runRender(rest, {
-            allowPrivateUrls: config.allowPrivateUrls,
-            allowedPrivateHosts: config.allowedPrivateHosts,
-            ffmpegPath: config.ffmpegPath,
-          }),
-        );
+        const status = await runRender(rest, {
+          allowPrivateUrls: config.allowPrivateUrls,
+          allowedPrivateHosts: config.allowedPrivateHosts,
+          ffmpegPath: config.ffmpegPath,
+        });
+        loaded.saveCache();
+        return process.exit(status);
       }
       case 'preflight': {
         const { PREFLIGHT_USAGE, runPreflight } = await import('./cli/preflight.js');

@@ -1,8 +1,9 @@
 // `placard render` loads the renderer and nothing of the service (issue 21): the real command runs with a preload that
 // records every module it imports, renders a 300x250 JPG, and the list is checked for the HTTP server, the database,
 // the queues and the AWS SDK. The cold wall time is a benchmark figure (`npm run bench -- cli`), not asserted here.
-// A build runs the renderer bundled (scripts/bundle-cli.mjs): the bundle is made from the sources here and must render
-// the same JPG while loading none of TypeBox's files, HarfBuzz or the Ajv compiler.
+// A build runs the renderer bundled (scripts/bundle-cli.mjs) through a V8 code cache (src/cli/bundle-loader.ts): the
+// bundle is made from the sources here and must render the same JPG, with a cache made by its first run and taken by
+// its second, while loading none of TypeBox's files, HarfBuzz or the Ajv compiler.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { bundleRender } from '../../scripts/bundle-cli.mjs';
 
 const MAIN = path.resolve('src/main.ts');
 const RECORDER = path.resolve('test/cli/fixtures/record-imports.mjs');
+const LOADER = path.resolve('src/cli/bundle-loader.ts');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'placard-cli-imports-'));
 // Inside the repository (and ignored by git): the bundle's external packages resolve from node_modules.
 fs.mkdirSync('.tmp', { recursive: true });
@@ -94,46 +96,86 @@ test('placard render of a 300x250 JPG loads the renderer only, and writes the JP
   assert.equal(meta.height, 250);
 });
 
-test('the bundled renderer of a build writes the same JPG, without loading TypeBox, HarfBuzz or the Ajv compiler', async () => {
-  await bundleRender({ entry: path.resolve('src/cli/render.ts'), outdir: bundleDir, sourcemap: false });
+test('the bundled renderer of a build writes the same JPG through its code cache, without loading TypeBox, HarfBuzz or the Ajv compiler', async () => {
+  const bundle = await bundleRender({ entry: path.resolve('src/cli/render.ts'), outdir: bundleDir, sourcemap: false });
   const input = banner();
   const fromSources = path.join(dir, 'sources.jpg');
-  const fromBundle = path.join(dir, 'bundle.jpg');
-  const record = path.join(dir, 'bundle-imports.txt');
-  // What dist/main.js does with the bundle of a build: import it and run the command's arguments.
-  const driver = `const { runRender } = await import(${JSON.stringify(pathToFileURL(path.join(bundleDir, 'render.js')).href)});
-    process.exit(await runRender(process.argv.slice(1)));`;
-  const env: NodeJS.ProcessEnv = { ...process.env, PLACARD_RECORD_IMPORTS: record };
+  // What dist/main.js does with the bundle of a build: load it through the code cache, run the command's arguments,
+  // then keep the cache.
+  const driver = `const { loadBundle } = await import(${JSON.stringify(pathToFileURL(LOADER).href)});
+    const loaded = loadBundle(${JSON.stringify(bundle)});
+    const status = await loaded.exports.runRender(process.argv.slice(1));
+    loaded.saveCache();
+    process.exit(status);`;
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_TEST_CONTEXT;
-  const bundled = spawnSync(
-    process.execPath,
-    ['--import', RECORDER, '--input-type=module', '-e', driver, input, '--format', 'jpg', '--out', fromBundle],
-    { env, encoding: 'utf8', timeout: 120_000 },
+  const runBundle = (name: string) => {
+    const out = path.join(dir, `${name}.jpg`);
+    const record = path.join(dir, `${name}-imports.txt`);
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--import',
+        RECORDER,
+        '--input-type=module',
+        '-e',
+        driver,
+        input,
+        '--format',
+        'jpg',
+        '--out',
+        out,
+      ],
+      { env: { ...env, PLACARD_RECORD_IMPORTS: record }, encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(run.status, 0, `the bundled render (${name}) failed: ${run.stderr}`);
+    return { bytes: fs.readFileSync(out), loaded: recorded(record) };
+  };
+  const caches = () => fs.readdirSync(bundleDir).filter((name) => name.endsWith('.v8cache'));
+
+  assert.deepEqual(caches(), [], 'a new bundle has no code cache');
+  const first = runBundle('first');
+  const [cache] = caches();
+  assert.ok(cache, 'the first render left a code cache beside the bundle');
+  const made = fs.statSync(path.join(bundleDir, cache));
+  assert.ok(made.size > 100_000, `the cache holds the compiled bundle (${made.size} bytes)`);
+  const second = runBundle('second');
+  assert.deepEqual(caches(), [cache], 'the second render used the same cache');
+  assert.equal(
+    fs.statSync(path.join(bundleDir, cache)).mtimeMs,
+    made.mtimeMs,
+    'V8 took the cache: the second render did not write it again',
   );
-  assert.equal(bundled.status, 0, `the bundled render failed: ${bundled.stderr}`);
+
   const sources = spawnSync(
     process.execPath,
     ['--import', 'tsx', MAIN, 'render', input, '--format', 'jpg', '--out', fromSources],
-    { env: { ...env, PLACARD_RECORD_IMPORTS: '' }, encoding: 'utf8', timeout: 120_000 },
+    { env, encoding: 'utf8', timeout: 120_000 },
   );
   assert.equal(sources.status, 0, `placard render failed: ${sources.stderr}`);
-  assert.ok(fs.readFileSync(fromBundle).equals(fs.readFileSync(fromSources)), 'the bundle writes the same bytes');
+  const expected = fs.readFileSync(fromSources);
+  assert.ok(first.bytes.equals(expected), 'the bundle writes the same bytes as the sources');
+  assert.ok(second.bytes.equals(expected), 'the bundle from its code cache writes the same bytes');
 
-  const loaded = recorded(record);
-  assert.ok(
-    loaded.some((url) => /@napi-rs\/canvas/.test(url)),
-    'the recorder works: the canvas was loaded',
-  );
-  const unexpected = loaded.filter(
-    (url) =>
-      FORBIDDEN.some((pattern) => pattern.test(url)) ||
-      /node_modules\/typebox\//.test(url) ||
-      url.startsWith(`${pathToFileURL(path.resolve('src')).href}/`) ||
-      /node_modules\/(subset-font|ajv\/dist\/ajv\.js|sharp\/|canvg\/|@xmldom\/xmldom\/)/.test(url),
-  );
-  assert.deepEqual(
-    unexpected,
-    [],
-    'the bundle loads its own modules, and neither HarfBuzz, the Ajv compiler, libvips nor canvg',
-  );
+  for (const { loaded } of [first, second]) {
+    assert.ok(
+      loaded.some((url) => /@napi-rs\/canvas/.test(url)),
+      'the recorder works: the canvas was loaded',
+    );
+    const unexpected = loaded.filter(
+      (url) =>
+        FORBIDDEN.some((pattern) => pattern.test(url)) ||
+        /node_modules\/typebox\//.test(url) ||
+        (url.startsWith(`${pathToFileURL(path.resolve('src')).href}/`) && url !== pathToFileURL(LOADER).href) ||
+        /node_modules\/(subset-font|ajv\/dist\/ajv\.js|sharp\/|canvg\/|@xmldom\/xmldom\/)/.test(url) ||
+        /^require:(subset-font|sharp|canvg|@xmldom\/xmldom|ajv|typebox(\/.*)?|.*\/src\/.*)$/.test(url),
+    );
+    assert.deepEqual(
+      unexpected,
+      [],
+      'the bundle loads its own modules, and neither HarfBuzz, the Ajv compiler, libvips nor canvg',
+    );
+  }
 });

@@ -18,8 +18,14 @@ import type { GifencFrameOptions, GifencPalette } from 'gifenc';
 
 // Required, not imported: gifenc is CommonJS built by esbuild, which flags itself __esModule without a default export.
 // A default import works under Node's ESM loader (module.exports) but is undefined where the module is compiled to
-// CommonJS (the render threads under tsx), which broke GIF renders there.
-const gifenc = createRequire(import.meta.url)('gifenc') as typeof import('gifenc').default;
+// CommonJS (the render threads under tsx), which broke GIF renders there. Required on the first GIF, not when the
+// module loads: `placard render` of a JPG loads this module through the format registry (issue 21: cold start).
+type Gifenc = typeof import('gifenc').default;
+let loaded: Gifenc | undefined;
+const gifenc = (): Gifenc => {
+  loaded ??= createRequire(import.meta.url)('gifenc') as Gifenc;
+  return loaded;
+};
 
 export interface GifFrame {
   /** width × height × 4 bytes, RGBA, opaque. The encoder copies what it keeps: the caller may reuse the buffer. */
@@ -243,7 +249,7 @@ function paletteOf(rgba: Uint8Array, colours: number): GifencPalette {
       bins++;
     }
   }
-  return gifenc.quantize(rgba, colours, { format: bins > 4096 ? 'rgb444' : 'rgb565' });
+  return gifenc().quantize(rgba, colours, { format: bins > 4096 ? 'rgb444' : 'rgb565' });
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -336,7 +342,7 @@ function clampByte(v: number): number {
  * GIF lasts as long as the frames say instead of drifting 5% slow.
  */
 class GifWriter {
-  private readonly stream = gifenc.GIFEncoder();
+  private readonly stream = gifenc().GIFEncoder();
   private pending: { index: Uint8Array; options: GifencFrameOptions; delayMs: number } | undefined;
   private written = 0;
   private elapsedMs = 0;

@@ -3,7 +3,6 @@
 // write index.html with the network's click code and manifest, zip, and validate the zip against the network's rules
 // (validate.ts). A blocking finding fails with AD_NETWORK_RULE; advice comes back as warnings.
 import { createCanvas } from '@napi-rs/canvas';
-import yazl from 'yazl';
 import type { DesignDocument } from '../../domain/design.schema.js';
 import { FINAL_FRAME, loopCount, motionAt, sizeDuration, slideSpans } from '../../domain/timeline.js';
 import type { BaseElement } from '../../elements/common.js';
@@ -51,7 +50,10 @@ function mergedAssets(all: ResolvedAssets[]): ResolvedAssets {
   return { image: (src) => all.map((a) => a.image(src)).find((image) => image !== undefined) };
 }
 
-function zipBuffer(files: Map<string, Buffer>): Promise<Buffer> {
+async function zipBuffer(files: Map<string, Buffer>): Promise<Buffer> {
+  // Imported on the first package, not when the module loads: `placard render` of a JPG loads this module through the
+  // format registry, and yazl with its CRC module cost it ~10 ms (issue 21: cold start).
+  const { default: yazl } = await import('yazl');
   const zip = new yazl.ZipFile();
   // A fixed date: the same design and settings give the same bytes (caches, tests).
   const mtime = new Date('2020-01-01T00:00:00Z');

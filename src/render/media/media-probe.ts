@@ -77,17 +77,20 @@ interface FfprobeJson {
  * the end, which ffprobe must seek to). Resolves null when no ffprobe binary can be started.
  */
 export function createFfprobeProber(options: { binary?: string; timeoutMs?: number } = {}): MediaProber {
-  const binary = options.binary ?? ffprobePath();
+  // Found on the first probe, not when the prober is made: a render without audio or video never needs it.
+  let binary = options.binary;
   const timeout = options.timeoutMs ?? 10_000;
   let missing = false;
   return async (bytes, format) => {
     if (missing) return null;
+    binary ??= ffprobePath();
+    const program = binary;
     const file = path.join(os.tmpdir(), `placard-probe-${randomBytes(8).toString('hex')}.${format}`);
     await fs.writeFile(file, bytes, { flag: 'wx', mode: 0o600 });
     try {
       const stdout = await new Promise<string>((resolve, reject) => {
         execFile(
-          binary,
+          program,
           ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file],
           { timeout, maxBuffer: 4 * 1024 * 1024, windowsHide: true },
           (error, out, err) => {
