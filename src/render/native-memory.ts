@@ -1,5 +1,6 @@
 // Imported before anything that loads @napi-rs/canvas (first import of main.ts and formats/pool.ts): Skia's allocator,
-// mimalloc, reads its options from the environment once, when the native library loads.
+// mimalloc, reads its options from the environment once, when the native library loads, and @napi-rs/canvas decides
+// then whether to scan the host's fonts (below).
 //
 // Why: mimalloc gives a freed block of its arenas back to the system only `purge_delay × arena_purge_mult` (10 ms × 10)
 // after the free, and only when a later allocation, free or thread exit asks. A very large render's thread
@@ -28,3 +29,9 @@ const skiaLoaded = () =>
 export const nativeMemoryTuned: boolean = !skiaLoaded();
 
 process.env[ARENA_PURGE_MULT] ??= '0';
+
+// The host's fonts are never drawn (test/render/host-fonts.test.ts: output never depends on the machine), yet
+// @napi-rs/canvas scans every installed font as it loads, in the CLI's process and in each render thread: 10–20 ms of
+// a cold `placard render` with only DejaVu installed, far more on a designer's desktop with hundreds of fonts
+// (issue 21). An operator's own setting is kept.
+process.env.DISABLE_SYSTEM_FONTS_LOAD ??= '1';
