@@ -49,6 +49,10 @@ export async function bundleRender({ entry, outdir, sourcemap = true }) {
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
     // Messages and logs name classes and functions (AppError, FontFileError): the bundle keeps their names.
     keepNames: true,
+    // A cold render reads and decodes the whole file before V8 takes the cache (~2 MB: 30 ms on a slow 2-core
+    // machine): without comments and blanks it is two thirds of that. Names stay, for stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
     sourcemap,
     logLevel: 'warning',
   });

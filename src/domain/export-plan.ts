@@ -19,10 +19,13 @@ const UTF8_NAME_BYTES = 200;
  */
 /**
  * Windows device names are reserved with any extension (`CON`, `nul.zip`, `COM1.txt`): a file by that name cannot be
- * saved there. They get a leading underscore, as reserved characters become underscores.
+ * saved there. They get a leading underscore, as reserved characters become underscores. (\u00b9\u00b2\u00b3: the
+ * superscript digits ¹²³ Windows also reserves, escaped so that the CLI bundle stays ASCII: scripts/bundle-cli.mjs.)
  */
 export function notWindowsDevice(name: string): string {
-  return /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\s*\.|\s*$)/i.test(name) ? `_${name}` : name;
+  return /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(\s*\.|\s*$)/i.test(name)
+    ? `_${name}`
+    : name;
 }
 
 /**

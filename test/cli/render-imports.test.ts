@@ -5,6 +5,7 @@
 // bundle is made from the sources here and must render the same JPG, with a cache made by its first run and taken by
 // its second, while loading none of TypeBox's files, HarfBuzz or the Ajv compiler.
 import assert from 'node:assert/strict';
+import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -98,6 +99,10 @@ test('placard render of a 300x250 JPG loads the renderer only, and writes the JP
 
 test('the bundled renderer of a build writes the same JPG through its code cache, without loading TypeBox, HarfBuzz or the Ajv compiler', async () => {
   const bundle = await bundleRender({ entry: path.resolve('src/cli/render.ts'), outdir: bundleDir, sourcemap: false });
+  // Its bytes are its characters (the loader copies instead of decoding): a non-ASCII character in a source's regular
+  // expression or string would undo that, silently.
+  const bytes = fs.readFileSync(bundle);
+  assert.ok(isAscii(bytes), `the bundle is ASCII: ${/[^\x00-\x7f].{0,40}/su.exec(bytes.toString('utf8'))?.[0]}`);
   const input = banner();
   const fromSources = path.join(dir, 'sources.jpg');
   // What dist/main.js does with the bundle of a build: load it through the code cache, run the command's arguments,

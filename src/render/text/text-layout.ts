@@ -148,7 +148,8 @@ export function applyTextTransform(text: string, mode: TextBox['textTransform'] 
   let inWord = afterWord;
   for (const char of text) {
     out += !inWord && /\p{L}/u.test(char) ? char.toUpperCase() : char;
-    inWord = /[\p{L}\p{N}\p{M}'’]/u.test(char);
+    // \u2019: the typographic apostrophe (’), escaped so that the CLI bundle stays ASCII (scripts/bundle-cli.mjs).
+    inWord = /[\p{L}\p{N}\p{M}'\u2019]/u.test(char);
   }
   return out;
 }
@@ -157,7 +158,7 @@ function transformSpans(spans: StyledSpan[], mode: TextBox['textTransform']): St
   if (!mode || mode === 'none') return spans;
   let previous = '';
   return spans.map((span) => {
-    const text = applyTextTransform(span.text, mode, /[\p{L}\p{N}\p{M}'’]$/u.test(previous));
+    const text = applyTextTransform(span.text, mode, /[\p{L}\p{N}\p{M}'\u2019]$/u.test(previous));
     previous = span.text;
     return { ...span, text };
   });
