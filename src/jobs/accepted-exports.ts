@@ -6,14 +6,21 @@
 import { LRUCache } from 'lru-cache';
 import type { CreativeRow, ExportRow } from '../storage/db/repositories/exports.repository.js';
 
+/** The one file of an export as its accept stored it. */
+export interface AcceptedFile {
+  creative: CreativeRow;
+  /** Stored as being made: its job was inserted claimed by this process (migration 0025). */
+  started: boolean;
+}
+
 export interface AcceptedExports {
   /**
-   * After the commit that stored the export and its `files` files; `started`: its one file, stored as being made
-   * because its job was inserted claimed by this process (migration 0025): the render does not start it again.
+   * After the commit that stored the export and its `files` files; `file`: its one file as stored, so that its render
+   * does not start it again (being made already) or read it back (waiting).
    */
-  remember(row: ExportRow, files: number, started?: CreativeRow): void;
-  /** The file stored as being made, once: the first run of its job takes it; a later run starts the file itself. */
-  takeStarted(id: string, creativeId: string): CreativeRow | undefined;
+  remember(row: ExportRow, files: number, file?: AcceptedFile): void;
+  /** The one file as its accept stored it, once: the first run of its job takes it; a later run reads the file. */
+  takeFile(id: string, creativeId: string): AcceptedFile | undefined;
   /** The row as accepted, if it is still kept. */
   peek(id: string): ExportRow | undefined;
   /** How many files the export makes, if it is still kept (one: its render finishes it in the same statement). */
@@ -27,21 +34,21 @@ export interface AcceptedExports {
  * documents' characters at most, so that a backlog of large designs holds no more than that.
  */
 export function createAcceptedExports(max = 1024, maxBytes = 32 * 1024 * 1024): AcceptedExports {
-  const rows = new LRUCache<string, { row: ExportRow; files: number; started?: CreativeRow }>({
+  const rows = new LRUCache<string, { row: ExportRow; files: number; file?: AcceptedFile }>({
     max,
     maxSize: maxBytes,
     sizeCalculation: ({ row }) => row.document.length + row.settings.length + 1024,
   });
   return {
-    remember: (row, files, started) => {
-      rows.set(row.id, { row, files, started });
+    remember: (row, files, file) => {
+      rows.set(row.id, { row, files, file });
     },
-    takeStarted: (id, creativeId) => {
+    takeFile: (id, creativeId) => {
       const entry = rows.get(id);
-      const started = entry?.started;
-      if (!entry || started?.id !== creativeId) return undefined;
-      entry.started = undefined;
-      return started;
+      const file = entry?.file;
+      if (!entry || file?.creative.id !== creativeId) return undefined;
+      entry.file = undefined;
+      return file;
     },
     peek: (id) => rows.get(id)?.row,
     files: (id) => rows.get(id)?.files,

@@ -86,7 +86,7 @@ export interface ExportProcessorOptions {
    */
   thumbnailLater?: (designHash: string) => Promise<void>;
   /** Exports this process accepted: their rows are not read again for their renders. None: always read. */
-  accepted?: Pick<AcceptedExports, 'peek' | 'files' | 'forget' | 'takeStarted'>;
+  accepted?: Pick<AcceptedExports, 'peek' | 'files' | 'forget' | 'takeFile'>;
   /** Time budget of one still render (config.renderTimeouts.stillSeconds × 1000). */
   stillBudgetMs: number;
   /** Time budget of one GIF or MP4 render (config.renderTimeouts.videoSeconds × 1000). Default 10 minutes. */
@@ -304,14 +304,19 @@ export function createExportProcessor(options: ExportProcessorOptions) {
     const { exportId, creativeId } = job.payload;
     // Only on the job's first run: a run after a crash of its render starts the file as usual.
     const given = job.attempt === 1 ? fresh(job.payload.accepted) : undefined;
+    const known = given?.export ?? options.accepted?.peek(exportId);
+    // This process accepted it (the embedded shape): the file as stored, being made already when its job was inserted
+    // claimed; a waiting one on the same terms as rows that came with a job (young enough, see `fresh`).
+    const kept = !given && job.attempt === 1 ? options.accepted?.takeFile(exportId, creativeId) : undefined;
+    const waiting = kept && !kept.started && known && isFresh(known.created_at) ? kept.creative : undefined;
     const { row, creative } = await repo.startRendering(
       exportId,
       creativeId,
-      given?.export ?? options.accepted?.peek(exportId),
-      given?.creative ?? (job.attempt === 1 ? options.accepted?.takeStarted(exportId, creativeId) : undefined),
+      known,
+      given?.creative ?? (kept?.started ? kept.creative : waiting),
     );
     if (!row) return; // deleted with its team
-    const marking = given ? startedMark(exportId, creativeId) : undefined;
+    const marking = given || waiting ? startedMark(exportId, creativeId) : undefined;
     try {
       await make(job, row, creative, marking);
     } finally {
@@ -342,9 +347,11 @@ export function createExportProcessor(options: ExportProcessorOptions) {
 
   /** The rows a job brought, while they are young enough to stand for the database's (JobPayloads['export.creative']). */
   function fresh(accepted: JobPayloads['export.creative']['accepted']) {
-    if (!accepted) return undefined;
-    const age = Date.now() - Date.parse(accepted.export.created_at);
-    return age < ACCEPTED_FRESH_MS ? accepted : undefined;
+    return accepted && isFresh(accepted.export.created_at) ? accepted : undefined;
+  }
+
+  function isFresh(createdAt: string): boolean {
+    return Date.now() - Date.parse(createdAt) < ACCEPTED_FRESH_MS;
   }
 
   async function make(

@@ -459,7 +459,11 @@ export function createExportService(deps: ExportServiceDeps) {
     queue: QueueEstimate | undefined,
   ): Promise<ExportAnswer> {
     const { row, creatives, held } = stored;
-    deps.accepted?.remember(row, creatives.length, held ? creatives[0] : undefined);
+    deps.accepted?.remember(
+      row,
+      creatives.length,
+      creatives.length === 1 ? { creative: creatives[0], started: held !== undefined } : undefined,
+    );
     if (held) held();
     else await enqueueRenders(row, creatives);
     const view = await presentExport(row, creatives, deps.links);
