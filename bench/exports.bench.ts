@@ -260,22 +260,18 @@ export async function run(
 const POOL_WARM_UP = 8000;
 
 /**
- * The render pool alone, no API: `count` renders of `job`, as many in flight per thread as the export processor runs
- * (renderJobsPerThread).
+ * The render pool alone, no API, as many renders in flight per thread as the export processor runs
+ * (renderJobsPerThread): warmed up once, then timed over `count` renders of `job` by each call of `rate`. The bench
+ * times it before and after the service's runs: this machine's speed moved by a sixth within minutes (issue 21, stop
+ * 35: 1,108 and 964 renders/s in two runs a few minutes apart), and the share of the pool's rate is read against the
+ * pool's rate of the same minutes.
  */
-async function poolRate(job: RenderJob, count: number) {
+async function alonePool(job: RenderJob) {
   const threads = os.availableParallelism();
   const pool = createRenderPool({ threads, allowPrivateUrls: true });
   const inFlight = threads * renderJobsPerThread({ localRoot: '.' });
-  try {
-    let warming = 0;
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (warming++ < POOL_WARM_UP) await pool.render(job);
-      }),
-    );
+  const renders = async (count: number) => {
     let next = 0;
-    const started = performance.now();
     await Promise.all(
       Array.from({ length: inFlight }, async () => {
         while (next < count) {
@@ -284,10 +280,21 @@ async function poolRate(job: RenderJob, count: number) {
         }
       }),
     );
-    return count / ((performance.now() - started) / 1000);
-  } finally {
+  };
+  try {
+    await renders(POOL_WARM_UP);
+  } catch (error) {
     await pool.close();
+    throw error;
   }
+  return {
+    async rate(count: number): Promise<number> {
+      const started = performance.now();
+      await renders(count);
+      return count / ((performance.now() - started) / 1000);
+    },
+    close: () => pool.close(),
+  };
 }
 
 /** The bench's 300x250 banner, its photo served by `mediaUrl`. */
@@ -328,12 +335,18 @@ export async function benchExports() {
   const hooks = await webhookReceiver();
   const banner = benchBanner(media.url);
   const jpgSettings = { scale: 1, quality: 90 };
-  const poolPerSecond = await poolRate(
-    { document: readDocument(banner), sizeIndex: 0, slideIndex: 0, format: 'jpg', settings: jpgSettings },
-    Math.max(200, EXPORTS * 4),
-  );
-  const service = await startService({}, { team: true });
+  const poolRenders = Math.max(200, EXPORTS * 4);
+  const pool = await alonePool({
+    document: readDocument(banner),
+    sizeIndex: 0,
+    slideIndex: 0,
+    format: 'jpg',
+    settings: jpgSettings,
+  });
+  let service: Service | null = null;
   try {
+    const poolBefore = await pool.rate(poolRenders);
+    service = await startService({}, { team: true });
     const { projectId, single } = await importBanner(service, banner);
     const iab = DEMO_DESIGNS.find((d) => d.document.sizes.length === 4);
     if (!iab) throw new Error('the demo designs have no 4-size set');
@@ -365,6 +378,11 @@ export async function benchExports() {
         result: await run(service, hooks, scenario.request, scenario.count, scenario.concurrency),
       });
     }
+    // Where the service's files went (bench/scratch.ts): its own disk's state, not the state of the bench's directory.
+    const blobsNewFile = newFileMicros(200, path.join(service.dataDir, 'blobs'));
+    await service.stop();
+    const poolAfter = await pool.rate(poolRenders);
+    const poolPerSecond = (poolBefore + poolAfter) / 2;
     const rows = results.map(({ scenario, result }) => {
       const perSecond = result.exports / (result.wallMs / 1000);
       return {
@@ -392,16 +410,15 @@ export async function benchExports() {
     }));
     printTable(
       `Render pool alone (no API): 300x250 JPG, ${threads} threads, ${renderJobsPerThread({ localRoot: '.' })} renders per thread in flight as the export processor runs them, after ${POOL_WARM_UP} renders of warm-up`,
-      [{ 'renders/s': poolPerSecond }],
+      [{ 'before the runs, renders/s': poolBefore, 'after the runs': poolAfter, mean: poolPerSecond }],
     );
     printTable(
       `Exports end to end (POST /v1/export, webhook timing; one process, SQLite, ${threads} render threads)`,
       rows,
     );
     printTable('Where the time goes (p50 of each part on its own, ms; service timestamps have 1 ms resolution)', parts);
-    // Where the service's files went (bench/scratch.ts): its own disk's state, not the state of the bench's directory.
     console.log(
-      `\na new file in the service's blob store after the runs: ${newFileMicros(200, path.join(service.dataDir, 'blobs')).toFixed(0)} µs (write + rename, median of 200)`,
+      `\na new file in the service's blob store after the runs: ${blobsNewFile.toFixed(0)} µs (write + rename, median of 200)`,
     );
     console.log(
       [
@@ -415,11 +432,13 @@ export async function benchExports() {
         '  which shares the two cores with the service, over the run ÷ exports.',
         '- SQL statements: `placard_sql_statements_total` (every statement Kysely sends, begin/commit included, and',
         "  the begin/commit of SQLite's group commits) over the run ÷ exports: counted, not estimated.",
-        "- of pool rate: API exports/s ÷ the render pool's own renders/s of the same file.",
+        "- of pool rate: API exports/s ÷ the render pool's own renders/s of the same file, the mean of its rate before",
+        "  and after the service's runs (the pool's threads wait idle meanwhile; the service is stopped before the",
+        '  second timing).',
       ].join('\n'),
     );
   } finally {
-    await service.stop();
-    await Promise.all([hooks.close(), media.close()]);
+    await service?.stop();
+    await Promise.all([pool.close(), hooks.close(), media.close()]);
   }
 }

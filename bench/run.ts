@@ -17,7 +17,7 @@ import { benchPreflight } from './preflight.bench.js';
 import { benchRender } from './render.bench.js';
 import { benchRenderUrl } from './render-url.bench.js';
 import { benchScale } from './scale.bench.js';
-import { newFileMicros } from './scratch.js';
+import { quietDisk } from './scratch.js';
 import { benchStudio } from './studio.bench.js';
 
 const SECTIONS: Record<string, () => Promise<void>> = {
@@ -44,7 +44,8 @@ sections: ${Object.keys(SECTIONS).join(', ')}
 environment: BENCH_EXPORTS (exports per run, exports section), BENCH_SCALE_WARM_UP (exports before each shape of the
 scale section, default 400), BENCH_SCALE_ROUNDS (runs of each shape, in turn, scale section, default 3),
 BENCH_SCALE_WORKERS (worker counts, scale section, default "1,2"), BENCH_WARM_UP (exports before the exports and paired sections measure, default 3000),
-BENCH_VS (another built checkout, paired section), BENCH_PAIRED_ROUNDS (default 6), BENCH_BATCH_ROWS (rows per batch, batch section), BENCH_BATCH_ROUNDS (rounds per type, batch section), BENCH_SERVICE_ARGS (node flags of the service,
+BENCH_VS (another built checkout, paired section), BENCH_PAIRED_ROUNDS (default 6), BENCH_QUIET_DISK_S (how long a
+section waits for a new file to cost at most 150 µs, default 420; 0: no wait), BENCH_BATCH_ROWS (rows per batch, batch section), BENCH_BATCH_ROUNDS (rounds per type, batch section), BENCH_SERVICE_ARGS (node flags of the service,
 e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").`;
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(HELP);
@@ -62,9 +63,13 @@ if (unknown.length) {
 execSync('npm run build --silent', { stdio: 'inherit' });
 console.log(`# Placard benchmarks — ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
 for (const name of wanted.length ? wanted : Object.keys(SECTIONS)) {
-  // Beside the load average: what a new file costs on this disk now (bench/scratch.ts says why it varies tenfold).
+  // Beside the load average: what a new file costs on this disk now (bench/scratch.ts says why it varies tenfold, and
+  // why a section waits for a quiet disk first).
+  const disk = await quietDisk(Number(process.env.BENCH_QUIET_DISK_S ?? 420));
+  const waited =
+    disk.waitedS > 0 ? `, after waiting ${disk.waitedS} s for a quiet disk (${disk.first.toFixed(0)} µs at first)` : '';
   console.log(
-    `\n## ${name} — a new file on the bench's disk: ${newFileMicros().toFixed(0)} µs (write + rename, median of 200; 55–75 µs on a quiet disk here)`,
+    `\n## ${name} — a new file on the bench's disk: ${disk.micros.toFixed(0)} µs (write + rename, median of 200; 30–75 µs on a quiet disk here${waited})`,
   );
   await SECTIONS[name]();
 }

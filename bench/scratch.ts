@@ -5,7 +5,10 @@
 // after thousands of files were removed (a bench's data directory, a test run, an npm install), a new file took
 // 400–620 µs instead of 55–75 µs, and an export of a 300x250 JPG spent 0.65 ms of render-thread CPU more (issue 21,
 // stop 28: 330 against 404 exports/s at c=16). So a bench removes its directories when the whole run ends, not
-// between sections, and every section prints what a new file costs beside the load average.
+// between sections, and every section prints what a new file costs beside the load average. A section also waits, up to
+// BENCH_QUIET_DISK_S seconds (default 420: the kernel's window is one minute, six while the inode table's block is
+// dirty), for a new file to cost no more than QUIET_MICROS: a bench run right after another paid for the first one's
+// removals (issue 21, stop 35: 354 µs per new file, 35 % of the pool's rate at c=16 against 43 % minutes before).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +32,25 @@ export function scratchDir(prefix = 'placard-bench-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   dirs.push(dir);
   return dir;
+}
+
+/** What a new file costs here on a quiet disk is 30–75 µs; after thousands of removals, 350–620. */
+const QUIET_MICROS = 150;
+const QUIET_PROBE_EVERY_MS = 20_000;
+
+/**
+ * What a new file costs on the bench's disk, after waiting up to `maxWaitS` seconds for it to be quiet: the first probe,
+ * the last one, and the seconds waited.
+ */
+export async function quietDisk(maxWaitS: number): Promise<{ first: number; micros: number; waitedS: number }> {
+  const first = newFileMicros();
+  const started = performance.now();
+  let micros = first;
+  while (micros > QUIET_MICROS && performance.now() - started + QUIET_PROBE_EVERY_MS <= maxWaitS * 1000) {
+    await new Promise((resolve) => setTimeout(resolve, QUIET_PROBE_EVERY_MS));
+    micros = newFileMicros();
+  }
+  return { first, micros, waitedS: Math.round((performance.now() - started) / 1000) };
 }
 
 /**
