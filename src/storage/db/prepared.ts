@@ -4,6 +4,7 @@
 // `executeQuery`, which the log hook still counts). better-sqlite3 keeps the statement prepared (database.ts).
 import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
+import { REPLY_MAY_WAIT } from './sqlite-thread.js';
 
 const MARK = '\u0000placard-placeholder:';
 
@@ -16,12 +17,22 @@ type Placeholder<P> = <K extends keyof P & string>(name: K) => P[K];
  */
 export function prepared<P extends Record<string, unknown>, R>(
   build: (db: Kysely<Database>, p: Placeholder<P>) => Compilable<R>,
+  options: PreparedOptions = {},
 ): (db: Kysely<Database>, values: P) => Promise<QueryResult<R>> {
   const run = preparedBy<null, P, R>(
     (db, p) => build(db, p),
     () => '',
+    options,
   );
   return (db, values) => run(db, null, values);
+}
+
+export interface PreparedOptions {
+  /**
+   * Nobody waits on the answer to go on with a request (a webhook attempt's record): outside a transaction the SQLite
+   * thread may hold it back, committed, until it answers something else (sqlite-thread.ts, REPLY_MAY_WAIT).
+   */
+  replyMayWait?: boolean;
 }
 
 /**
@@ -31,6 +42,7 @@ export function prepared<P extends Record<string, unknown>, R>(
 export function preparedBy<S, P extends Record<string, unknown>, R>(
   build: (db: Kysely<Database>, p: Placeholder<P>, shape: S) => Compilable<R> | RawBuilder<R>,
   keyOf: (shape: S) => string,
+  options: PreparedOptions = {},
 ): (db: Kysely<Database>, shape: S, values: P, more?: Partial<P>) => Promise<QueryResult<R>> {
   // Keyed by the adapter's class: one per dialect, whichever Kysely instance (a transaction is one of its own) runs it.
   const compiled = new WeakMap<object, Map<string, { query: CompiledQuery<R>; slots: Array<string | null> }>>();
@@ -56,7 +68,8 @@ export function preparedBy<S, P extends Record<string, unknown>, R>(
       const slots = query.parameters.map((value) =>
         typeof value === 'string' && value.startsWith(MARK) ? value.slice(MARK.length) : null,
       );
-      entry = { query, slots };
+      // A comment, so PostgreSQL runs the same statement; only the SQLite thread reads it.
+      entry = { query: options.replyMayWait ? { ...query, sql: `${REPLY_MAY_WAIT}${query.sql}` } : query, slots };
       shapes.set(key, entry);
     }
     const { query, slots } = entry;

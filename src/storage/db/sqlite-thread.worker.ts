@@ -15,7 +15,15 @@
 // as it comes.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
-import type { Answer, FailedAnswer, Reply, Request, ThreadOptions } from './sqlite-thread.js';
+import {
+  type Answer,
+  type FailedAnswer,
+  REPLY_HOLD_MS,
+  REPLY_MAY_WAIT,
+  type Reply,
+  type Request,
+  type ThreadOptions,
+} from './sqlite-thread.js';
 
 /** Statements that manage the connection or a transaction: never held back. */
 const CONTROL = /^\s*(begin|commit|end|rollback|savepoint|release|pragma|vacuum|attach|detach|analyze|reindex)\b/i;
@@ -32,23 +40,52 @@ const options = workerData as ThreadOptions;
 const file = new SQLite(options.file);
 for (const pragma of options.pragmas) file.pragma(pragma);
 const prepare = statementCache(file);
+const holdMs = options.replyHoldMs ?? REPLY_HOLD_MS;
+
+/** Answers committed and held back (REPLY_MAY_WAIT): they go with the next reply, or when the timer ends. */
+let held: Reply | null = null;
+let holding: NodeJS.Timeout | null = null;
+
+function reply(answers: Reply['answers'], groups: number[], mayWait: boolean): void {
+  if (held) {
+    answers = [...held.answers, ...answers];
+    groups = [...held.groups, ...groups];
+    held = null;
+  }
+  if (mayWait) {
+    held = { answers, groups };
+    // Counted from the first answer held: a stream of such statements is still answered within REPLY_HOLD_MS.
+    holding ??= setTimeout(() => {
+      holding = null;
+      if (held) reply([], [], false);
+    }, holdMs);
+    return;
+  }
+  if (holding) clearTimeout(holding);
+  holding = null;
+  port?.postMessage({ answers, groups } satisfies Reply);
+}
 
 port.on('message', (request: Request) => {
   if (!Array.isArray(request)) {
     file.close();
-    port.postMessage({ answers: [{ id: request.id, rows: [] }], groups: [] } satisfies Reply);
+    reply([{ id: request.id, rows: [] }], [], false);
     port.close();
     return;
   }
   const answers: Array<Answer | FailedAnswer> = [];
   const groups: number[] = [];
   let group: Pending[] = [];
+  // Whether every statement of the message lets its answer wait: none inside an explicit transaction (its holder
+  // waits for each answer before it can end it), and none failed.
+  let mayWait = true;
   const commit = () => {
     const grouped = commitGroup(group, answers);
     if (grouped > 0) groups.push(grouped);
     group = [];
   };
   for (const { id, sql, parameters } of request) {
+    if (mayWait && (file.inTransaction || !sql.startsWith(REPLY_MAY_WAIT))) mayWait = false;
     let statement: SQLite.Statement;
     try {
       statement = prepare(sql);
@@ -65,7 +102,8 @@ port.on('message', (request: Request) => {
     }
   }
   commit();
-  port.postMessage({ answers, groups } satisfies Reply);
+  if (mayWait && (file.inTransaction || answers.some((a) => 'error' in a))) mayWait = false;
+  reply(answers, groups, mayWait);
 });
 
 /**

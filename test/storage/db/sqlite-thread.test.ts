@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
-import { sqliteThreadDialect } from '../../../src/storage/db/sqlite-thread.js';
+import { CompiledQuery, Kysely, sql } from 'kysely';
+import { REPLY_MAY_WAIT, sqliteThreadDialect } from '../../../src/storage/db/sqlite-thread.js';
 
 interface Tables {
   notes: { id: number; body: string };
@@ -185,4 +185,63 @@ test('many callers at once: every write commits once, in the order issued, in a 
   );
   const commits = groups.filter((g) => g.text === 'commit');
   assert.ok(commits.length >= 1 && commits.length < 20, `${commits.length} commits for 200 writes`);
+});
+
+/** A database of its own on the thread, whose held answers wait `replyHoldMs`. */
+async function holdingDb(replyHoldMs: number): Promise<{ db: Kysely<Tables>; file: string }> {
+  const file = path.join(dir, `hold-${replyHoldMs}.sqlite`);
+  const held = new Kysely<Tables>({
+    dialect: sqliteThreadDialect({ file, pragmas: ['journal_mode = WAL'], replyHoldMs }),
+  });
+  await sql`create table notes (id integer primary key, body text not null unique)`.execute(held);
+  return { db: held, file };
+}
+
+/** A write whose answer may wait (prepared.ts marks such statements so). */
+const mayWait = (id: number, body: string) =>
+  CompiledQuery.raw(`${REPLY_MAY_WAIT}insert into notes (id, body) values (?, ?) returning id`, [id, body]);
+
+test('an answer that may wait is held back, committed, until the thread answers something else', async () => {
+  // An hour: the answer can only come with another.
+  const { db: held, file } = await holdingDb(3_600_000);
+  const look = new SQLite(file, { readonly: true });
+  try {
+    let answered = false;
+    const write = held.executeQuery(mayWait(1, 'held')).then((result) => {
+      answered = true;
+      return result;
+    });
+    // Committed while its caller still waits.
+    for (let i = 0; i < 1000 && (look.prepare('select count(*) as n from notes').get() as { n: number }).n !== 1; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.deepEqual(look.prepare('select id, body from notes').all(), [{ id: 1, body: 'held' }]);
+    assert.equal(answered, false, 'the answer waits');
+    // Another statement's answer brings it, before its own.
+    const read = await held.selectFrom('notes').select('body').execute();
+    assert.equal(answered, true);
+    assert.deepEqual((await write).rows, [{ id: 1 }]);
+    assert.deepEqual(read, [{ body: 'held' }]);
+
+    // Inside a transaction nothing waits: its holder needs each answer to end it (an hour's wait would time out).
+    await held.transaction().execute(async (tx) => {
+      const { rows } = await tx.executeQuery(mayWait(2, 'in a transaction'));
+      assert.deepEqual(rows, [{ id: 2 }]);
+    });
+    // A failure is answered at once.
+    await assert.rejects(held.executeQuery(mayWait(1, 'again')), /UNIQUE/);
+  } finally {
+    look.close();
+    await held.destroy();
+  }
+});
+
+test('a held answer comes on its own once the hold ends', async () => {
+  const { db: held } = await holdingDb(20);
+  try {
+    const { rows } = await held.executeQuery(mayWait(1, 'alone'));
+    assert.deepEqual(rows, [{ id: 1 }]);
+  } finally {
+    await held.destroy();
+  }
 });

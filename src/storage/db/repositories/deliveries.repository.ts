@@ -124,21 +124,24 @@ const countAttemptSqlite = prepared<
     succeeded: number;
   },
   { attempt_count: number }
->((db, p) =>
-  db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      attempt_count: eb('attempt_count', '+', 1),
-      updated_at: p('updatedAt'),
-      last_attempted_at: p('attemptedAt'),
-      last_status_code: p('statusCode'),
-      last_error: p('error'),
-      last_duration_ms: p('durationMs'),
-      status: sql<string>`case when ${p('succeeded')} = 1 then 'succeeded' else status end`,
-      next_attempt_at: sql<string | null>`case when ${p('succeeded')} = 1 then null else next_attempt_at end`,
-    }))
-    .where('id', '=', p('id'))
-    .returning('attempt_count'),
+>(
+  (db, p) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({
+        attempt_count: eb('attempt_count', '+', 1),
+        updated_at: p('updatedAt'),
+        last_attempted_at: p('attemptedAt'),
+        last_status_code: p('statusCode'),
+        last_error: p('error'),
+        last_duration_ms: p('durationMs'),
+        status: sql<string>`case when ${p('succeeded')} = 1 then 'succeeded' else status end`,
+        next_attempt_at: sql<string | null>`case when ${p('succeeded')} = 1 then null else next_attempt_at end`,
+      }))
+      .where('id', '=', p('id'))
+      .returning('attempt_count'),
+  // The attempt is recorded when the statement commits; its answer only lets the caller's bookkeeping end.
+  { replyMayWait: true },
 );
 
 /** SQLite's finish of an export with its event and deliveries: the `export_finishes` trigger (migration 0023). */
