@@ -9,7 +9,9 @@
 // before the writes of its message committed, so nothing anybody was told is lost, and a write's own error reaches
 // only its caller. Inside an explicit transaction everything runs at once: the main thread lets only the
 // transaction's holder send until it ends. A statement that manages the connection (begin, pragma…) commits the
-// writes before it first, so that they are never taken into a transaction.
+// writes before it first, so that they are never taken into a transaction. A message made only of statements whose
+// answer may wait (REPLY_MAY_WAIT) commits as any other, and its answers go with the next reply, or after
+// REPLY_HOLD_MS: one wake-up of the event loop less per export.
 //
 // Written by hand because no library does it: better-sqlite3 is synchronous, and Kysely's dialects run each statement
 // as it comes.
