@@ -79,15 +79,14 @@ port.on('message', (request: Request) => {
   const groups: number[] = [];
   let group: Pending[] = [];
   // Whether every statement of the message lets its answer wait: none inside an explicit transaction (its holder
-  // waits for each answer before it can end it), and none failed.
-  let mayWait = true;
+  // waits for each answer before it can end it; none of them begins one), and, below, none failed.
+  const mayWait = !file.inTransaction && request.every(({ sql }) => sql.startsWith(REPLY_MAY_WAIT));
   const commit = () => {
     const grouped = commitGroup(group, answers);
     if (grouped > 0) groups.push(grouped);
     group = [];
   };
   for (const { id, sql, parameters } of request) {
-    if (mayWait && (file.inTransaction || !sql.startsWith(REPLY_MAY_WAIT))) mayWait = false;
     let statement: SQLite.Statement;
     try {
       statement = prepare(sql);
@@ -104,8 +103,7 @@ port.on('message', (request: Request) => {
     }
   }
   commit();
-  if (mayWait && (file.inTransaction || answers.some((a) => 'error' in a))) mayWait = false;
-  reply(answers, groups, mayWait);
+  reply(answers, groups, mayWait && !answers.some((a) => 'error' in a));
 });
 
 /**

@@ -201,7 +201,9 @@ async function holdingDb(replyHoldMs: number): Promise<{ db: Kysely<Tables>; fil
 const mayWait = (id: number, body: string) =>
   CompiledQuery.raw(`${REPLY_MAY_WAIT}insert into notes (id, body) values (?, ?) returning id`, [id, body]);
 
-test('an answer that may wait is held back, committed, until the thread answers something else', async () => {
+test('an answer that may wait is held back, committed, until the thread answers something else', {
+  timeout: 30_000,
+}, async () => {
   // An hour: the answer can only come with another.
   const { db: held, file } = await holdingDb(3_600_000);
   const look = new SQLite(file, { readonly: true });
@@ -236,7 +238,8 @@ test('an answer that may wait is held back, committed, until the thread answers 
   }
 });
 
-test('a held answer comes on its own once the hold ends', async () => {
+// A held answer that never came would hang: bounded, so that it fails.
+test('a held answer comes on its own once the hold ends', { timeout: 30_000 }, async () => {
   const { db: held } = await holdingDb(20);
   try {
     const { rows } = await held.executeQuery(mayWait(1, 'alone'));
