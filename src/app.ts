@@ -288,6 +288,7 @@ function wireBackground(deps: AppDeps, storage: Storage, shared: Shared, metrics
     allowedPrivateHosts: config.allowedPrivateHosts,
     retryDelaysMs: deps.webhookRetryDelaysMs,
     thread: true,
+    linkDatabase: db.link,
     onOutcome: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
     log,
   });

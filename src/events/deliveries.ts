@@ -3,6 +3,7 @@
 // Webhooks does, through the SSRF guard, and the queue retries it with backoff until a 2xx or the last attempt.
 // Deliveries are rows, so a crash loses nothing: the sweep enqueues again what a crash left without a job.
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { MessagePort } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import { ALLOWED_PRIVATE_HOSTS_SETTING } from '../config.js';
@@ -141,6 +142,12 @@ export interface WebhookDeliveriesOptions {
    * with `guard`, which stays in this process. Default false: in this process.
    */
   thread?: boolean;
+  /**
+   * With `thread`, on SQLite: links the database's thread to the webhook thread (the dialect's `link`), so that an
+   * export's finish hands its first attempts to the webhook thread as it commits, without a round trip through the
+   * event loop (issue 21, stop 37).
+   */
+  linkDatabase?: (port: MessagePort) => void;
 }
 
 export interface ExportDelivery {
@@ -182,7 +189,8 @@ export interface WebhookDeliveries {
   /**
    * Sets an export's final status (only while it is unsettled) with its event and the event's deliveries, as
    * recordWithDeliveries writes them; null, and nothing written, when another run finished the export first. On
-   * PostgreSQL one statement (issue 21). Hand the answer to `send`.
+   * PostgreSQL one statement (issue 21). Hand the answer to `send`: the deliveries whose first attempts are still to
+   * be made (on SQLite with `linkDatabase`, those of the finish went to the webhook thread as it committed).
    */
   finishExport(
     finish: ExportFinish,
@@ -202,6 +210,13 @@ export interface WebhookDeliveries {
   redeliver(teamId: number, id: string): Promise<DeliveryRow | undefined>;
   /** Resolves once no outbox event and no delivery is pending and due (tests). */
   idle(): Promise<void>;
+}
+
+/** A call made by another thread (`callsAhead`): when it was handed over, and its outcome. */
+interface MadeCall {
+  started: number;
+  startedAt: number;
+  result: Promise<AttemptResult>;
 }
 
 /** The attempt failed; thrown so that the queue retries the job. */
@@ -229,11 +244,14 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   // guard given here (the tests' fake DNS) cannot go there, and its calls are made in this process.
   const webhookThread =
     options.thread && !options.guard
-      ? startWebhookThread({
-          allowPrivateUrls: options.allowPrivateUrls,
-          allowedPrivateHosts: options.allowedPrivateHosts ?? [],
-          timeoutMs,
-        })
+      ? startWebhookThread(
+          {
+            allowPrivateUrls: options.allowPrivateUrls,
+            allowedPrivateHosts: options.allowedPrivateHosts ?? [],
+            timeoutMs,
+          },
+          options.linkDatabase,
+        )
       : null;
   const repo = createDeliveryRepository(db);
   const webhooks = createWebhookRepository(db);
@@ -396,11 +414,11 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
   async function attempt(
     row: Pick<DeliveryRow, 'id' | 'team_id' | 'url' | 'payload'>,
     last: boolean,
+    made?: MadeCall,
   ): Promise<DeliveryAttemptFailed | null> {
-    const secret = await secretOf(row.team_id);
-    const started = clock();
-    const startedAt = performance.now();
-    const result = await post(row, secret);
+    const started = made?.started ?? clock();
+    const startedAt = made?.startedAt ?? performance.now();
+    const result = await (made?.result ?? secretOf(row.team_id).then((secret) => post(row, secret)));
     const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const count = await repo.recordAttempt(
       {
@@ -430,12 +448,13 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     );
   }
 
-  async function firstAttempt(row: NewDelivery): Promise<void> {
+  async function firstAttempt(row: NewDelivery, made?: MadeCall): Promise<void> {
     let failure: DeliveryAttemptFailed | null;
     try {
       failure = await attempt(
         { id: row.id, team_id: row.teamId, url: row.url, payload: row.payload },
         maxAttempts <= 1,
+        made,
       );
     } catch (error) {
       // Not recorded (the database failed): a job makes the attempt again, as if it had never been made here.
@@ -570,18 +589,86 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
     const hooks = await subscribersOf(event.teamId, event.action, repo);
     const payload = eventPayload(event);
     const rows = deliveriesOf(event, payload, hooks, target);
-    const done = await repo.finishExport(
-      finish,
-      {
-        id: payload.id,
-        teamId: payload.teamId,
-        action: payload.action,
-        payload: JSON.stringify(payload),
-        occurredAt: payload.occurredAt,
-      },
-      rows,
+    const ahead = await callsAhead(event.teamId, rows);
+    let done: boolean | 'forwarded';
+    try {
+      done = await repo.finishExport(
+        finish,
+        {
+          id: payload.id,
+          teamId: payload.teamId,
+          action: payload.action,
+          payload: JSON.stringify(payload),
+          occurredAt: payload.occurredAt,
+        },
+        rows,
+        ahead?.message,
+      );
+    } catch (error) {
+      ahead?.cancel();
+      throw error;
+    }
+    if (done !== 'forwarded') ahead?.cancel();
+    if (!done) return null;
+    if (done !== 'forwarded' || !ahead) return rows;
+    ahead.start();
+    return [];
+  }
+
+  /**
+   * The first attempts of an export's deliveries, made as the finish that inserts them commits: the SQLite thread
+   * posts them to the webhook thread (webhook-thread.ts, \`expect\`), and the event loop no longer wakes to pass them on
+   * (issue 21, stop 37). Their places among the first attempts under way here are taken now, so that a sweep leaves
+   * them alone and stop() waits for them. Null when they go as usual, through \`send\` after the commit: no link, not
+   * started, too many under way.
+   */
+  async function callsAhead(teamId: number, rows: readonly NewDelivery[]) {
+    if (!webhookThread || !options.linkDatabase || rows.length === 0) return null;
+    if (!firstAttemptsHere || stopped || sending.size + rows.length > concurrency) return null;
+    const secret = await secretOf(teamId);
+    // Checked again: other first attempts may have started while the secret was read.
+    if (stopped || sending.size + rows.length > concurrency) return null;
+    const timestamp = Math.floor(clock() / 1000);
+    const expected = webhookThread.expect(
+      rows.map((row) => ({ id: row.id, url: row.url, payload: row.payload, secret, timestamp })),
     );
-    return done ? rows : null;
+    const started = clock();
+    const startedAt = performance.now();
+    const ends = rows.map((row) => {
+      let end = () => {};
+      sending.set(
+        row.id,
+        new Promise<void>((resolve) => {
+          end = resolve;
+        }),
+      );
+      return end;
+    });
+    const release = () => {
+      for (const [i, row] of rows.entries()) {
+        sending.delete(row.id);
+        ends[i]();
+      }
+    };
+    return {
+      message: expected.message,
+      cancel() {
+        expected.cancel();
+        release();
+      },
+      start() {
+        for (const [i, row] of rows.entries()) {
+          firstAttempt(row, { started, startedAt, result: expected.results[i] })
+            .catch((error) =>
+              options.log?.error({ err: error, deliveryId: row.id }, 'webhook deliveries: a first attempt failed'),
+            )
+            .finally(() => {
+              sending.delete(row.id);
+              ends[i]();
+            });
+        }
+      },
+    };
   }
 
   return {

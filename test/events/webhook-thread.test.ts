@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import type { MessagePort } from 'node:worker_threads';
 import { Webhook } from 'standardwebhooks';
 import { newSigningSecret } from '../../src/events/deliveries.js';
 import { USER_AGENT } from '../../src/events/webhook-call.js';
@@ -99,4 +100,34 @@ test('after close, the next call starts a thread again', async () => {
   assert.equal((await calls.call(call)).statusCode, 204);
   await calls.close();
   assert.equal((await calls.call({ ...call, id: 'msg_6' })).statusCode, 204);
+});
+
+test('calls posted by another thread on the linked port are made and answered; those meant for an ended thread are not', async () => {
+  const links: MessagePort[] = [];
+  const calls = startWebhookThread({ allowPrivateUrls: true, allowedPrivateHosts: [], timeoutMs: 5_000 }, (port) =>
+    links.push(port),
+  );
+  threads.push(calls);
+  const secret = newSigningSecret();
+  const first = calls.expect([{ id: 'msg_7', url: `${base}/linked`, payload: body, secret, timestamp: 1 }]);
+  assert.equal(links.length, 1, 'the thread, started for it, gave out its port');
+  // The SQLite thread posts it so once the export's finish committed.
+  links[0].postMessage(first.message);
+  assert.deepEqual(await first.results[0], { statusCode: 204, error: null, refused: false });
+  assert.equal(received.filter((r) => r.path === '/linked').length, 1);
+  assert.equal(received.find((r) => r.path === '/linked')?.headers['webhook-id'], 'msg_7');
+
+  // A thread that ends fails what it was to make; what was meant for it and arrives at its successor is not made.
+  const second = calls.expect([{ id: 'msg_8', url: `${base}/late`, payload: body, secret, timestamp: 1 }]);
+  await calls.close();
+  assert.equal((await second.results[0]).statusCode, null);
+  const third = calls.expect([{ id: 'msg_9', url: `${base}/linked`, payload: body, secret, timestamp: 1 }]);
+  assert.equal(links.length, 2, 'a new thread, a new port');
+  links[1].postMessage(second.message);
+  links[1].postMessage(third.message);
+  assert.equal((await third.results[0]).statusCode, 204);
+  assert.equal(received.filter((r) => r.path === '/late').length, 0);
+  // Cancelled: never posted, forgotten.
+  calls.expect([{ id: 'msg_10', url: `${base}/linked`, payload: body, secret, timestamp: 1 }]).cancel();
+  for (const port of links) port.close();
 });

@@ -2,6 +2,7 @@
 // DATABASE_URL is configured. Repositories only ever see the Kysely instance and the dialect name.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { MessagePort } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely, type LogEvent, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -23,6 +24,8 @@ export interface Db {
   statements(): number;
   /** A trivial round trip, for /readyz. */
   ping(): Promise<void>;
+  /** SQLite: the port that statements' forwards go to (sqlite-thread.ts); PostgreSQL has none. */
+  link?: (port: MessagePort) => void;
   close(): Promise<void>;
 }
 
@@ -140,6 +143,7 @@ export function openDatabase(options: DbOptions): Db {
     kysely,
     dialect: 'sqlite',
     statements: () => statements,
+    link: (port) => dialect.link(port),
     ping: async () => {
       await sql`select 1`.execute(kysely);
     },

@@ -4,7 +4,7 @@
 // `executeQuery`, which the log hook still counts). better-sqlite3 keeps the statement prepared (database.ts).
 import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from 'kysely';
 import type { Database } from './schema.js';
-import { REPLY_MAY_WAIT } from './sqlite-thread.js';
+import { type ForwardedResult, type ForwardingQuery, REPLY_MAY_WAIT } from './sqlite-thread.js';
 
 const MARK = '\u0000placard-placeholder:';
 
@@ -43,13 +43,14 @@ export function preparedBy<S, P extends Record<string, unknown>, R>(
   build: (db: Kysely<Database>, p: Placeholder<P>, shape: S) => Compilable<R> | RawBuilder<R>,
   keyOf: (shape: S) => string,
   options: PreparedOptions = {},
-): (db: Kysely<Database>, shape: S, values: P, more?: Partial<P>) => Promise<QueryResult<R>> {
+): (db: Kysely<Database>, shape: S, values: P, more?: Partial<P>, forward?: unknown) => Promise<ForwardedResult<R>> {
   // Keyed by the adapter's class: one per dialect, whichever Kysely instance (a transaction is one of its own) runs it.
   const compiled = new WeakMap<object, Map<string, { query: CompiledQuery<R>; slots: Array<string | null> }>>();
   const placeholder = ((name: string) => `${MARK}${name}`) as Placeholder<P>;
   // `more`: values of the placeholders that `values` leaves undefined, so that a row already built can be bound as it
-  // is, with a few values beside it, rather than copied into a new object with them (issue 21, stop 25).
-  return (db, shape, values, more) => {
+  // is, with a few values beside it, rather than copied into a new object with them (issue 21, stop 25). `forward`: a
+  // message the SQLite thread posts to its linked port once the statement committed (sqlite-thread.ts).
+  return (db, shape, values, more, forward) => {
     const dialect = db.getExecutor().adapter.constructor;
     let shapes = compiled.get(dialect);
     if (!shapes) {
@@ -79,7 +80,9 @@ export function preparedBy<S, P extends Record<string, unknown>, R>(
       const given = values[slot];
       return (given === undefined && more ? more[slot] : given) ?? null;
     });
-    return db.executeQuery<R>({ ...query, parameters });
+    if (forward === undefined) return db.executeQuery<R>({ ...query, parameters });
+    const forwarding: ForwardingQuery<R> = { ...query, parameters, forward };
+    return db.executeQuery<R>(forwarding);
   };
 }
 

@@ -6,7 +6,7 @@
 // Written by hand because no library does it: the SQLite drivers for Node are either synchronous (better-sqlite3) or
 // run one statement per thread-pool task with no group commit (sqlite3), and Kysely has no dialect for either on a
 // thread.
-import type { Worker } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -42,17 +42,30 @@ export interface Statement {
   id: number;
   sql: string;
   parameters: readonly unknown[];
+  /**
+   * Posted to the linked port (`SqliteThreadDialect.link`) once the statement committed without an error, outside an
+   * explicit transaction; its answer then says `forwarded` and may wait as REPLY_MAY_WAIT's do.
+   */
+  forward?: unknown;
 }
 
-/** The statements of one turn of the main thread's event loop, or the last message. */
-export type Request = Statement[] | { id: number; close: true };
+/**
+ * The statements of one turn of the main thread's event loop; the port that forwards go to from here on; or the last
+ * message.
+ */
+export type Request = Statement[] | { link: MessagePort } | { id: number; close: true };
 
 export interface Answer {
   id: number;
   rows: unknown[];
   changes?: number;
   lastInsertRowid?: number;
+  /** The statement's `forward` was posted to the linked port. */
+  forwarded?: true;
 }
+
+/** What a statement sent with a `forward` answers: whether it went (outside a transaction, committed, a port linked). */
+export type ForwardedResult<R> = QueryResult<R> & { forwarded?: true };
 
 export interface FailedAnswer {
   id: number;
@@ -102,15 +115,22 @@ class SqliteThread {
     this.#worker.on('exit', (code) => this.#stop(new Error(`the SQLite thread stopped (exit code ${code})`)));
   }
 
-  send(sql: string, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
+  send(sql: string, parameters: readonly unknown[], forward?: unknown): Promise<QueryResult<unknown>> {
     if (this.#stopped) return Promise.reject(this.#stopped);
     const id = ++this.#next;
     return new Promise((resolve, reject) => {
       if (this.#waiting.size === 0) this.#worker.ref();
       this.#waiting.set(id, { resolve, reject });
       if (this.#batch.length === 0) setImmediate(this.#post);
-      this.#batch.push({ id, sql, parameters });
+      this.#batch.push(forward === undefined ? { id, sql, parameters } : { id, sql, parameters, forward });
     });
+  }
+
+  /** Forwards of the statements sent after this go to `port` (those sent before, to the port linked then). */
+  link(port: MessagePort): void {
+    if (this.#stopped) return;
+    this.#post();
+    this.#worker.postMessage({ link: port } satisfies Request, [port]);
   }
 
   /** Commits what waits, closes the connection and ends the thread. */
@@ -147,16 +167,17 @@ class SqliteThread {
       waiting.reject(Object.assign(new Error(message), { name, code }));
       return;
     }
-    const { rows, changes, lastInsertRowid } = answer;
-    waiting.resolve(
+    const { rows, changes, lastInsertRowid, forwarded } = answer;
+    const result: ForwardedResult<unknown> =
       changes === undefined
         ? { rows }
         : {
             numAffectedRows: BigInt(changes),
             insertId: lastInsertRowid === undefined ? undefined : BigInt(lastInsertRowid),
             rows,
-          },
-    );
+          };
+    if (forwarded) result.forwarded = true;
+    waiting.resolve(result);
   }
 
   #stop(error: Error): void {
@@ -167,13 +188,33 @@ class SqliteThread {
   }
 }
 
+/**
+ * A compiled query with a message for the linked port: the SQLite thread posts it there once the statement committed
+ * (a finished export's first webhook call goes from there straight to the webhook thread: issue 21, stop 37). Other
+ * dialects ignore the field and answer without `forwarded`.
+ */
+export type ForwardingQuery<R> = CompiledQuery<R> & { forward?: unknown };
+
+export interface SqliteThreadDialect extends Dialect {
+  /** Forwards of the statements sent from now on go to `port` (transferred to the SQLite thread). */
+  link(port: MessagePort): void;
+}
+
 /** Kysely's dialect for SQLite, every statement run on the connection's thread. */
-export function sqliteThreadDialect(options: SqliteThreadOptions): Dialect {
+export function sqliteThreadDialect(options: SqliteThreadOptions): SqliteThreadDialect {
+  let driver: ThreadDriver | undefined;
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ThreadDriver(options),
+    createDriver: () => {
+      driver = new ThreadDriver(options);
+      return driver;
+    },
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
+    link: (port) => {
+      if (driver) driver.link(port);
+      else port.close();
+    },
   };
 }
 
@@ -223,10 +264,23 @@ class ThreadDriver implements Driver {
     this.#options = options;
   }
 
+  /** A port linked before the thread started: linked as it starts. */
+  #link: MessagePort | undefined;
+
   // Kysely calls it before the first statement, and destroy() only after it: a database opened and closed unused
   // (a CLI command) starts no thread.
   async init(): Promise<void> {
     this.#thread = new SqliteThread(this.#options);
+    if (this.#link) this.#thread.link(this.#link);
+    this.#link = undefined;
+  }
+
+  link(port: MessagePort): void {
+    if (this.#thread) this.#thread.link(port);
+    else {
+      this.#link?.close();
+      this.#link = port;
+    }
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -271,7 +325,11 @@ class ThreadDriver implements Driver {
   }
 
   execute(lease: Lease, query: CompiledQuery): Promise<QueryResult<unknown>> {
-    const answer = (this.#thread as SqliteThread).send(query.sql, query.parameters);
+    const answer = (this.#thread as SqliteThread).send(
+      query.sql,
+      query.parameters,
+      (query as ForwardingQuery<unknown>).forward,
+    );
     // Outside a transaction the connection is free for the next caller as soon as this statement is on its way.
     if (!lease.inTransaction && lease.held) {
       lease.held = false;

@@ -11,11 +11,13 @@
 // transaction's holder send until it ends. A statement that manages the connection (begin, pragma…) commits the
 // writes before it first, so that they are never taken into a transaction. A message made only of statements whose
 // answer may wait (REPLY_MAY_WAIT) commits as any other, and its answers go with the next reply, or after
-// REPLY_HOLD_MS: one wake-up of the event loop less per export.
+// REPLY_HOLD_MS: one wake-up of the event loop less per export. A statement sent with a `forward` has that message
+// posted to the linked port once it committed (a finished export's first webhook call, to the webhook thread), and
+// its answer may then wait too: the event loop no longer wakes to pass the call on (issue 21, stop 37).
 //
 // Written by hand because no library does it: better-sqlite3 is synchronous, and Kysely's dialects run each statement
 // as it comes.
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import {
   type Answer,
@@ -24,6 +26,7 @@ import {
   REPLY_MAY_WAIT,
   type Reply,
   type Request,
+  type Statement,
   type ThreadOptions,
 } from './sqlite-thread.js';
 
@@ -34,6 +37,7 @@ interface Pending {
   id: number;
   statement: SQLite.Statement;
   parameters: readonly unknown[];
+  forward: unknown;
 }
 
 const port = parentPort;
@@ -43,6 +47,8 @@ const file = new SQLite(options.file);
 for (const pragma of options.pragmas) file.pragma(pragma);
 const prepare = statementCache(file);
 const holdMs = options.replyHoldMs ?? REPLY_HOLD_MS;
+/** Where the forwards of committed statements go (sqlite-thread.ts, `link`). */
+let linked: MessagePort | null = null;
 
 /** Answers committed and held back (REPLY_MAY_WAIT): they go with the next reply, or when the timer ends. */
 let held: Reply | null = null;
@@ -69,6 +75,11 @@ function reply(answers: Reply['answers'], groups: number[], mayWait: boolean): v
 }
 
 port.on('message', (request: Request) => {
+  if ('link' in request) {
+    linked?.close();
+    linked = request.link;
+    return;
+  }
   if (!Array.isArray(request)) {
     file.close();
     reply([{ id: request.id, rows: [] }], [], false);
@@ -79,14 +90,16 @@ port.on('message', (request: Request) => {
   const groups: number[] = [];
   let group: Pending[] = [];
   // Whether every statement of the message lets its answer wait: none inside an explicit transaction (its holder
-  // waits for each answer before it can end it; none of them begins one), and, below, none failed.
-  const mayWait = !file.inTransaction && request.every(({ sql }) => sql.startsWith(REPLY_MAY_WAIT));
+  // waits for each answer before it can end it; none of them begins one), and, below, none failed and every forward
+  // went.
+  const mayWait =
+    !file.inTransaction && request.every(({ sql, forward }) => forward !== undefined || sql.startsWith(REPLY_MAY_WAIT));
   const commit = () => {
     const grouped = commitGroup(group, answers);
     if (grouped > 0) groups.push(grouped);
     group = [];
   };
-  for (const { id, sql, parameters } of request) {
+  for (const { id, sql, parameters, forward } of request) {
     let statement: SQLite.Statement;
     try {
       statement = prepare(sql);
@@ -97,14 +110,33 @@ port.on('message', (request: Request) => {
     const control = CONTROL.test(sql);
     if (statement.readonly || file.inTransaction || control) {
       if (control && !file.inTransaction && group.length > 0) commit();
-      answers.push(answer(id, statement, parameters));
+      // Inside an explicit transaction nothing is committed yet: a forward is left to the caller (no `forwarded`).
+      const inTransaction = file.inTransaction;
+      const result = answer(id, statement, parameters);
+      answers.push(inTransaction ? result : forwarded(result, forward));
     } else {
-      group.push({ id, statement, parameters });
+      group.push({ id, statement, parameters, forward });
     }
   }
   commit();
-  reply(answers, groups, mayWait && !answers.some((a) => 'error' in a));
+  reply(
+    answers,
+    groups,
+    mayWait && answers.every((a) => !('error' in a) && (a.forwarded || !byId(request, a.id)?.forward)),
+  );
 });
+
+function byId(request: Statement[], id: number): Statement | undefined {
+  return request.find((s) => s.id === id);
+}
+
+/** Posts a committed statement's forward, if it has one and a port is linked. */
+function forwarded(result: Answer | FailedAnswer, forward: unknown): Answer | FailedAnswer {
+  if (forward === undefined || 'error' in result || !linked) return result;
+  linked.postMessage(forward);
+  result.forwarded = true;
+  return result;
+}
 
 /**
  * Runs the writes in one transaction and answers them once it committed; the number of writes it grouped (0: each ran
@@ -113,7 +145,11 @@ port.on('message', (request: Request) => {
 function commitGroup(group: Pending[], answers: Array<Answer | FailedAnswer>): number {
   if (group.length === 0) return 0;
   if (group.length === 1 || file.inTransaction) {
-    for (const pending of group) answers.push(answer(pending.id, pending.statement, pending.parameters));
+    const inTransaction = file.inTransaction;
+    for (const pending of group) {
+      const result = answer(pending.id, pending.statement, pending.parameters);
+      answers.push(inTransaction ? result : forwarded(result, pending.forward));
+    }
     return 0;
   }
   prepare('begin').run();
@@ -139,7 +175,7 @@ function commitGroup(group: Pending[], answers: Array<Answer | FailedAnswer>): n
     for (const [pending] of done) answers.push(failure(pending.id, error));
     return group.length;
   }
-  for (const [, result] of done) answers.push(result);
+  for (const [pending, result] of done) answers.push(forwarded(result, pending.forward));
   return group.length;
 }
 

@@ -6,9 +6,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
+import { MessageChannel } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, sql } from 'kysely';
-import { REPLY_MAY_WAIT, sqliteThreadDialect } from '../../../src/storage/db/sqlite-thread.js';
+import {
+  type ForwardedResult,
+  type ForwardingQuery,
+  REPLY_MAY_WAIT,
+  type SqliteThreadDialect,
+  sqliteThreadDialect,
+} from '../../../src/storage/db/sqlite-thread.js';
 
 interface Tables {
   notes: { id: number; body: string };
@@ -188,13 +195,15 @@ test('many callers at once: every write commits once, in the order issued, in a 
 });
 
 /** A database of its own on the thread, whose held answers wait `replyHoldMs`. */
-async function holdingDb(replyHoldMs: number): Promise<{ db: Kysely<Tables>; file: string }> {
-  const file = path.join(dir, `hold-${replyHoldMs}.sqlite`);
-  const held = new Kysely<Tables>({
-    dialect: sqliteThreadDialect({ file, pragmas: ['journal_mode = WAL'], replyHoldMs }),
-  });
+async function holdingDb(
+  replyHoldMs: number,
+  name = `hold-${replyHoldMs}`,
+): Promise<{ db: Kysely<Tables>; file: string; dialect: SqliteThreadDialect }> {
+  const file = path.join(dir, `${name}.sqlite`);
+  const dialect = sqliteThreadDialect({ file, pragmas: ['journal_mode = WAL'], replyHoldMs });
+  const held = new Kysely<Tables>({ dialect });
   await sql`create table notes (id integer primary key, body text not null unique)`.execute(held);
-  return { db: held, file };
+  return { db: held, file, dialect };
 }
 
 /** A write whose answer may wait (prepared.ts marks such statements so). */
@@ -245,6 +254,85 @@ test('a held answer comes on its own once the hold ends', { timeout: 30_000 }, a
     const { rows } = await held.executeQuery(mayWait(1, 'alone'));
     assert.deepEqual(rows, [{ id: 1 }]);
   } finally {
+    await held.destroy();
+  }
+});
+
+/** A write sent with a message for the linked port (prepared.ts passes a finish's webhook calls so). */
+const forwarding = (id: number, body: string, forward: unknown): ForwardingQuery<unknown> => ({
+  ...CompiledQuery.raw('insert into notes (id, body) values (?, ?) returning id', [id, body]),
+  forward,
+});
+
+test("a statement's forward goes to the linked port once it committed, and its answer may wait", {
+  timeout: 30_000,
+}, async () => {
+  // An hour: a held answer can only come with another.
+  const { db: held, file, dialect } = await holdingDb(3_600_000, 'forwards');
+  const look = new SQLite(file, { readonly: true });
+  const { port1, port2 } = new MessageChannel();
+  const arrived: Array<{ message: unknown; rows: unknown[] }> = [];
+  port1.on('message', (message) => {
+    arrived.push({ message, rows: look.prepare('select id, body from notes order by id').all() });
+  });
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 1000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  try {
+    // No port linked yet: the caller is told that nothing went (it passes the message on itself), at once.
+    const unlinked = (await held.executeQuery(
+      forwarding(1, 'before the link', { call: 0 }),
+    )) as ForwardedResult<unknown>;
+    assert.equal(unlinked.forwarded, undefined);
+    dialect.link(port2);
+
+    let answered = false;
+    const write = held.executeQuery(forwarding(2, 'sent', { call: 1 })).then((result) => {
+      answered = true;
+      return result as ForwardedResult<unknown>;
+    });
+    await until(() => arrived.length === 1);
+    // The message came after the commit: the row was there for any reader.
+    assert.deepEqual(arrived, [
+      {
+        message: { call: 1 },
+        rows: [
+          { id: 1, body: 'before the link' },
+          { id: 2, body: 'sent' },
+        ],
+      },
+    ]);
+    assert.equal(answered, false, 'the answer waits');
+    await held.selectFrom('notes').select('id').execute();
+    assert.equal(answered, true, 'another answer brings it');
+    assert.equal((await write).forwarded, true);
+
+    // A statement that fails forwards nothing, and is answered at once.
+    await assert.rejects(held.executeQuery(forwarding(3, 'sent', { call: 2 })), /UNIQUE/);
+    // Nor inside a transaction, where nothing is committed yet: the caller passes it on after its commit.
+    await held.transaction().execute(async (tx) => {
+      const result = (await tx.executeQuery(
+        forwarding(4, 'in a transaction', { call: 3 }),
+      )) as ForwardedResult<unknown>;
+      assert.equal(result.forwarded, undefined);
+    });
+    // Writes of one turn commit together: each forward goes after the group's commit, in order.
+    const [a, b] = (await Promise.all([
+      held.executeQuery(forwarding(5, 'grouped a', { call: 4 })),
+      held.executeQuery(forwarding(6, 'grouped b', { call: 5 })),
+      held.selectFrom('notes').select('id').execute(),
+    ])) as ForwardedResult<unknown>[];
+    assert.equal(a.forwarded, true);
+    assert.equal(b.forwarded, true);
+    await until(() => arrived.length === 3);
+    assert.deepEqual(
+      arrived.map(({ message }) => message),
+      [{ call: 1 }, { call: 4 }, { call: 5 }],
+    );
+    assert.equal(arrived[1].rows.length, 5, 'the group had committed before its first forward went');
+  } finally {
+    port1.close();
+    look.close();
     await held.destroy();
   }
 });

@@ -257,9 +257,16 @@ export function createDeliveryRepository(db: Kysely<Database>) {
      * Finishes an export with its event and the event's deliveries, all or nothing; false, and nothing written, when
      * the export was settled already (another run finished it). On PostgreSQL one statement, data-modifying WITHs
      * that insert only when the guarded update changed the row (issue 21: 1 round trip instead of 5); on SQLite a
-     * transaction. The export completes when its event occurs. Pass the database, not a transaction.
+     * transaction. The export completes when its event occurs. Pass the database, not a transaction. `forward`: on
+     * SQLite, a message the connection's thread posts to its linked port once the finish committed; 'forwarded' when
+     * it did (sqlite-thread.ts), true when the caller passes it on itself.
      */
-    async finishExport(finish: ExportFinish, event: DispatchedEvent, rows: NewDelivery[]): Promise<boolean> {
+    async finishExport(
+      finish: ExportFinish,
+      event: DispatchedEvent,
+      rows: NewDelivery[],
+      forward?: unknown,
+    ): Promise<boolean | 'forwarded'> {
       const at = event.occurredAt;
       // The deliveries go as one JSON array, read with the table's own column types: the statement keeps one shape
       // whatever their number.
@@ -268,23 +275,29 @@ export function createDeliveryRepository(db: Kysely<Database>) {
         // The `export_finishes` trigger (migration 0023) writes them all, or aborts when the export (or the file it
         // settles) is settled already.
         try {
-          await finishStatement(db, null, {
-            id: finish.id,
-            status: finish.status,
-            errorLog: finish.errorLog,
-            zipKey: finish.zipKey,
-            at,
-            eventId: event.id,
-            teamId: event.teamId,
-            action: event.action,
-            payload: event.payload,
-            deliveries,
-            creativeId: finish.settle?.creativeId ?? null,
-            creative: finish.settle ? JSON.stringify(settledColumns(finish.settle.outcome)) : null,
-            jobId: finish.job?.id ?? null,
-            jobInstance: finish.job?.instance ?? null,
-          });
-          return true;
+          const result = await finishStatement(
+            db,
+            null,
+            {
+              id: finish.id,
+              status: finish.status,
+              errorLog: finish.errorLog,
+              zipKey: finish.zipKey,
+              at,
+              eventId: event.id,
+              teamId: event.teamId,
+              action: event.action,
+              payload: event.payload,
+              deliveries,
+              creativeId: finish.settle?.creativeId ?? null,
+              creative: finish.settle ? JSON.stringify(settledColumns(finish.settle.outcome)) : null,
+              jobId: finish.job?.id ?? null,
+              jobInstance: finish.job?.instance ?? null,
+            },
+            undefined,
+            forward,
+          );
+          return result.forwarded ? 'forwarded' : true;
         } catch (error) {
           if ((error as Error).message === EXPORT_SETTLED) return false;
           throw error;
