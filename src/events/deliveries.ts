@@ -617,9 +617,9 @@ export function createWebhookDeliveries(options: WebhookDeliveriesOptions): Webh
 
   /**
    * The first attempts of an export's deliveries, made as the finish that inserts them commits: the SQLite thread
-   * posts them to the webhook thread (webhook-thread.ts, \`expect\`), and the event loop no longer wakes to pass them on
+   * posts them to the webhook thread (webhook-thread.ts, `expect`), and the event loop no longer wakes to pass them on
    * (issue 21, stop 37). Their places among the first attempts under way here are taken now, so that a sweep leaves
-   * them alone and stop() waits for them. Null when they go as usual, through \`send\` after the commit: no link, not
+   * them alone and stop() waits for them. Null when they go as usual, through `send` after the commit: no link, not
    * started, too many under way.
    */
   async function callsAhead(teamId: number, rows: readonly NewDelivery[]) {

@@ -574,6 +574,83 @@ describe('webhook deliveries', () => {
     assert.equal(stored.find((d) => d.webhook_id === hook)?.event_id, events[0].id);
   });
 
+  // The service's wiring on SQLite (app.ts): the database linked to the webhook thread. PostgreSQL has no link.
+  test('on SQLite, a finish hands its first attempts to the webhook thread as it commits: one call each, recorded', {
+    skip: process.env.DATABASE_URL ? 'SQLite only: PostgreSQL has no link' : false,
+  }, async () => {
+    const owner = await team('Ahead');
+    const hook = await webhook(owner, receiver.url('/ahead-team'), [
+      WEBHOOK_ACTIONS.find((a) => a.name === 'export/complete')?.id ?? 0,
+    ]);
+    const { deliveries, outcomes, enqueued } = setup({ thread: true, linkDatabase: t.runtime.db.link });
+    deliveries.start();
+    const exportId = randomUUID();
+    const at = new Date().toISOString();
+    await db()
+      .insertInto('exports')
+      .values({
+        id: exportId,
+        team_id: owner.teamId,
+        project_id: 1,
+        design_id: 1,
+        design_hash: 'h',
+        new_design_hash: null,
+        created_by: owner.userId,
+        type: 'jpg',
+        format: 'jpg',
+        status: 'inProgress',
+        settings: '{}',
+        document: '{}',
+        file_stem: 'f',
+        is_set: 0,
+        webhook_url: receiver.url('/ahead'),
+        cache_key: null,
+        error_log: null,
+        zip_key: null,
+        zip_name: null,
+        created_at: at,
+        updated_at: at,
+        completed_at: null,
+      })
+      .execute();
+    const finish = { id: exportId, status: 'complete' as const, errorLog: null, zipKey: 'z' };
+    const event = { teamId: owner.teamId, action: 'export/complete' as const, data: { export: { id: exportId } } };
+    const target = { exportId, webhookUrl: receiver.url('/ahead') };
+    // Nothing is left to `send`: both first attempts went with the finish.
+    assert.deepEqual(await deliveries.finishExport(finish, event, target), []);
+    const stored = await deliveriesOf(owner.teamId);
+    assert.equal(stored.length, 2);
+    for (const { id } of stored) assert.equal((await settled(id)).status, 'succeeded');
+    const secret = (await createWebhookRepository(db()).findSecret(owner.teamId))?.secret as string;
+    for (const path of ['/ahead', '/ahead-team']) {
+      const calls = receiver.received(path);
+      assert.equal(calls.length, 1, `one call to ${path}`);
+      const mine = stored.find((d) => d.url === receiver.url(path));
+      assert.equal(calls[0].headers['webhook-id'], mine?.id);
+      assert.ok(new Webhook(secret).verify(calls[0].body, calls[0].headers as Record<string, string>));
+    }
+    assert.ok(stored.some((d) => d.webhook_id === hook));
+    const attempts = await db()
+      .selectFrom('webhook_delivery_attempts')
+      .select(['delivery_id', 'status_code'])
+      .where(
+        'delivery_id',
+        'in',
+        stored.map((d) => d.id),
+      )
+      .execute();
+    assert.deepEqual(
+      attempts.map((a) => a.status_code),
+      [200, 200],
+    );
+    assert.deepEqual(outcomes, ['succeeded', 'succeeded']);
+    assert.equal(enqueued.length, 0, 'no job: the attempts were made here');
+    // A second finish of the same export writes nothing and calls nothing.
+    assert.equal(await deliveries.finishExport({ ...finish, status: 'failed' }, event, target), null);
+    await deliveries.stop();
+    assert.equal(receiver.received('/ahead').length, 1);
+  });
+
   test('redeliver: pending again, one attempt at once with its own job id, same webhook-id, new signature time', async () => {
     const owner = await team('Again');
     receiver.answer('/again', 410);
