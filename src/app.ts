@@ -515,6 +515,7 @@ async function serveApi(
       wait: exportWait,
       maxQueueWaitMs: config.maxQueueWaitSeconds * 1000,
       onAccepted: (type, cache) => metrics.exportRequests.inc({ type, cache }),
+      acceptWithProbe: db.dialect === 'sqlite',
     }),
   });
   const shareComments = createShareCommentService({

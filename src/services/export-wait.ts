@@ -38,20 +38,31 @@ export function createExportWait(deps: ExportWaitDeps) {
   const now = deps.now ?? Date.now;
 
   const ttlMs = deps.rateTtlMs ?? 0;
-  /** The last read of the finished count and when it was made; requests within the TTL share it, even in flight. */
-  let lastRead: { at: number; finished: Promise<number> } | null = null;
+  /**
+   * The last read of the finished count and when it was made; requests within the TTL share it, even in flight.
+   * `value`: the count, once answered.
+   */
+  let lastRead: { at: number; finished: Promise<number>; value?: number } | null = null;
 
   /** Export files finished per millisecond over the last minute; null when too few finished to tell. */
   async function ratePerMs(): Promise<number | null> {
     const at = now();
     let read = lastRead;
     if (!read || at - read.at >= ttlMs) {
-      const fresh = { at, finished: deps.queue.finishedSince('export.creative', at - RATE_WINDOW_MS) };
+      const fresh: NonNullable<typeof lastRead> = {
+        at,
+        finished: deps.queue.finishedSince('export.creative', at - RATE_WINDOW_MS),
+      };
       read = lastRead = fresh;
-      // A failed read is not reused.
-      fresh.finished.catch(() => {
-        if (lastRead === fresh) lastRead = null;
-      });
+      fresh.finished.then(
+        (value) => {
+          fresh.value = value;
+        },
+        // A failed read is not reused.
+        () => {
+          if (lastRead === fresh) lastRead = null;
+        },
+      );
     }
     const finished = await read.finished;
     return finished >= MIN_RATE_SAMPLE ? finished / RATE_WINDOW_MS : null;
@@ -59,6 +70,16 @@ export function createExportWait(deps: ExportWaitDeps) {
 
   return {
     ratePerMs,
+
+    /**
+     * What ratePerMs answers now, when that is known without a read (answered within the TTL); undefined otherwise.
+     * Null, as there: too few files finished to tell.
+     */
+    settledRatePerMs(): number | null | undefined {
+      const read = lastRead;
+      if (!read || read.value === undefined || now() - read.at >= ttlMs) return undefined;
+      return read.value >= MIN_RATE_SAMPLE ? read.value / RATE_WINDOW_MS : null;
+    },
 
     /**
      * Where an export of `files` files of `teamId` would stand if accepted now, with the counts it is made from (the

@@ -7,12 +7,14 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Actor } from '../domain/actor.js';
 import { canonicalJson } from '../domain/canonical.js';
 import { applyChanges, type ElementChangesInput, type GeneralChangesInput } from '../domain/changes.js';
 import type { DesignDocument } from '../domain/design.schema.js';
 import { type PlannedFile, planFiles, safeFileStem } from '../domain/export-plan.js';
 import { createParsedDocuments } from '../domain/parsed-documents.js';
+import { can } from '../domain/permissions.js';
 import type { FontLookup } from '../elements/element-kind.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import { type WebhookDeliveries, webhookUrlProblem } from '../events/deliveries.js';
@@ -32,6 +34,8 @@ import { type JobQueue, thumbnailJobId } from '../jobs/job-queue.js';
 import { catalogueFonts } from '../render/text/fonts.js';
 import { now } from '../storage/db/database.js';
 import {
+  type AcceptGuard,
+  AcceptGuardFailed,
   type CreativeRow,
   createExportRepository,
   type ExportRow,
@@ -39,7 +43,7 @@ import {
   type NewCreative,
 } from '../storage/db/repositories/exports.repository.js';
 import type { Database } from '../storage/db/schema.js';
-import type { Access } from './access.js';
+import { type Access, projectScope } from './access.js';
 import type { DesignService, ImportOptions } from './design.service.js';
 import { documentOf } from './design.service.js';
 import type { ExportWait, QueueEstimate } from './export-wait.js';
@@ -67,12 +71,19 @@ export interface ExportServiceDeps {
    * The expected wait (export-wait.ts): answered with every accepted export, and the ground of the 503 when it passes
    * maxQueueWaitMs. Default: none (no estimate, the count limits alone).
    */
-  wait?: Pick<ExportWait, 'estimate'>;
+  wait?: Pick<ExportWait, 'estimate' | 'settledRatePerMs'>;
   /** Expected wait beyond which new exports get 503 (config.maxQueueWaitSeconds). Default: none. */
   maxQueueWaitMs?: number;
   /** Counts accepted exports and cache hits (metrics). */
   onAccepted?: (format: string, cache: 'hit' | 'miss') => void;
+  /**
+   * SQLite (migration 0028): POST /v1/export of a design this process exported before sends its accept, guarded, with
+   * its cache probe rather than after it (`speculate`). Default false.
+   */
+  acceptWithProbe?: boolean;
 }
+
+type DesignRow = Awaited<ReturnType<DesignService['requireDesign']>>;
 
 export interface ExportAnswer {
   export: Awaited<ReturnType<typeof presentExport>>;
@@ -253,6 +264,113 @@ export function createExportService(deps: ExportServiceDeps) {
     );
   }
 
+  /**
+   * The design rows POST /v1/export read last, by team and hash, where the accept may go with the probe (SQLite,
+   * acceptWithProbe). Their documents are the texts the parsed documents keep, bounded alike.
+   */
+  const lastDesigns = new LRUCache<string, DesignRow>({
+    max: 256,
+    maxSize: 64 * 1024 * 1024,
+    sizeCalculation: (design) => Math.max(1, design.document.length),
+  });
+
+  /**
+   * POST /v1/export of a design exported before, accepted in the same message to the database as its cache probe
+   * (issue 21, stop 38): on SQLite the design's read and the probe were one round trip to the database's thread, and
+   * the accept a second, before the answer. Here the export is built from the design row read last and sent, with a
+   * guard (migration 0028), beside the probe: it is written only if the design is still at that revision (in the same
+   * project, with the same hash), the export is not cached, and the files in flight leave room under every limit, so
+   * that nothing is accepted that the usual way would have refused. Null when the usual way goes: no row kept, an
+   * actor who sees only some projects or may not export, a request the row's document refuses (refused the usual way,
+   * after the design is read), a set of more files than one statement writes, an expected-wait limit whose render
+   * rate is not known without a read.
+   */
+  function speculate(actor: Actor, body: ExportBody) {
+    if (!deps.acceptWithProbe || !deps.wait) return null;
+    const design = lastDesigns.get(`${actor.teamId}:${body.creativeHash}`);
+    if (!design) return null;
+    // What requireDesign answers depends on the row alone for an actor who sees every project.
+    if (projectScope(actor).memberUserId !== null || !can(actor.roleId, 'export:create')) return null;
+    const rate = deps.maxQueueWaitMs === undefined ? null : deps.wait.settledRatePerMs();
+    if (rate === undefined) return null;
+    let built: { cacheKey: string; files: PlannedFile[]; rows: ReturnType<typeof rowsOf> };
+    try {
+      const doc = storedDocument(design);
+      const plan = planOf(body.type, body.exportSettings, doc);
+      checkWebhookUrl(body.webhookUrl);
+      const cacheKey = exportCacheKey(
+        actor.teamId,
+        design.revision,
+        design.hash,
+        plan.format,
+        plan.settings,
+        body.webhookUrl,
+      );
+      const files = planFiles(doc, design.name, plan.sizes, plan.output);
+      if (!exportsRepo.insertsAtOnce(files.length)) return null;
+      const rows = rowsOf({
+        files,
+        actor,
+        type: body.type,
+        plan,
+        doc,
+        docText: design.document,
+        sourceDoc: doc,
+        projectId: design.project_id,
+        designId: design.id,
+        designHash: design.hash,
+        newDesignHash: null,
+        fileStem: design.name,
+        webhookUrl: body.webhookUrl,
+        cacheKey,
+      });
+      built = { cacheKey, files, rows };
+    } catch {
+      return null;
+    }
+    const { cacheKey, files, rows } = built;
+    // The limits of checkCapacity, as most files in flight: the team's own; every team's, below the queue limit and
+    // below the count that the expected wait allows at this rate (its estimate counts at most every file in flight
+    // and this export's; one file less, so that rounding never lets through what the estimate would refuse).
+    const team = deps.teamFilesInFlight === undefined ? null : deps.teamFilesInFlight - files.length;
+    let total = deps.queueLimit - 1;
+    if (rate !== null && deps.maxQueueWaitMs !== undefined) {
+      total = Math.min(total, Math.floor(deps.maxQueueWaitMs * rate) - files.length - 1);
+    }
+    if (total < 0 || (team !== null && team < 0)) return null;
+    const guard: AcceptGuard = { revision: design.revision, total, team };
+    const probe: Promise<EarlyProbe | null> = exportsRepo.probeForExport(actor.teamId, cacheKey).then(
+      (found) => ({ cacheKey, found }),
+      () => null,
+    );
+    const accepted = storeAlone(rows.exportRow, rows.creatives, guard).then(
+      (stored) => ({ stored, refused: null }),
+      (error) => {
+        if (error instanceof AcceptGuardFailed) return { stored: null, refused: error.reason };
+        throw error;
+      },
+    );
+    return { probe, accepted, files: files.length, design };
+  }
+
+  /**
+   * Where an export accepted by `speculate` stands: its limits were the guard's, so this refuses nothing (the export
+   * is stored); without the probe's counts, or if they cannot be read, the answer goes without.
+   */
+  async function estimateOnly(
+    teamId: number,
+    files: number,
+    probed: EarlyProbe | null,
+  ): Promise<QueueEstimate | undefined> {
+    if (!deps.wait || !probed) return undefined;
+    try {
+      const { position, expectedWaitMs } = await deps.wait.estimate(teamId, files, probed.found.unsettledByTeam);
+      return { position, expectedWaitMs };
+    } catch {
+      return undefined;
+    }
+  }
+
   function exportCacheKey(
     teamId: number,
     revision: number,
@@ -385,9 +503,12 @@ export function createExportService(deps: ExportServiceDeps) {
   async function storeAlone(
     exportRow: Parameters<ReturnType<typeof createExportRepository>['insert']>[0],
     creatives: Parameters<ReturnType<typeof createExportRepository>['insert']>[1],
+    /** What must still hold (SQLite, `speculate`): the caller made sure that the rows go in one statement. */
+    guard?: AcceptGuard,
   ): Promise<{ row: ExportRow; creatives: CreativeRow[]; held?: () => void }> {
     const inTable = deps.queue.transactional;
     if (!exportsRepo.insertsAtOnce(creatives.length) || (inTable && !inTable.insertStatement && !inTable.valuesOf)) {
+      if (guard) throw new TypeError('storeAlone: a guarded accept is one statement');
       return deps.db.transaction().execute((tx) => store(tx, exportRow, creatives));
     }
     const jobs = creatives.map((creative) => {
@@ -420,7 +541,7 @@ export function createExportService(deps: ExportServiceDeps) {
       };
       creatives[0].status = 'inProgress';
       try {
-        const stored = await exportsRepo.insertAtOnce(exportRow, creatives, [job]);
+        const stored = await exportsRepo.insertAtOnce(exportRow, creatives, [job], undefined, guard);
         return { ...stored, held: () => held.launch(job) };
       } catch (error) {
         held.release();
@@ -428,7 +549,7 @@ export function createExportService(deps: ExportServiceDeps) {
       }
     }
     const alongside = inTable?.insertStatement?.('export.creative', jobs, group) ?? values;
-    return exportsRepo.insertAtOnce(exportRow, creatives, alongside);
+    return exportsRepo.insertAtOnce(exportRow, creatives, alongside, undefined, guard);
   }
 
   async function enqueueRenders(row: ExportRow, creatives: CreativeRow[]): Promise<void> {
@@ -474,10 +595,22 @@ export function createExportService(deps: ExportServiceDeps) {
   return {
     /** POST /v1/export: an existing design as it is; creates no design. */
     async export(actor: Actor, body: ExportBody): Promise<ExportAnswer> {
-      const early = probeEarly(actor, body);
-      const design = await deps.designs.requireDesign(actor, body.creativeHash, 'export:create', 'creativeHash');
+      const speculative = speculate(actor, body);
+      let early: Promise<EarlyProbe | null> | undefined;
+      let design: DesignRow | undefined;
+      if (speculative) {
+        const [found, outcome] = await Promise.all([speculative.probe, speculative.accepted]);
+        if (outcome.stored) return answer(outcome.stored, await estimateOnly(actor.teamId, speculative.files, found));
+        // The guard did not hold: the usual way below, with the probe just made, and without reading the design again
+        // when the guard found it as kept (the export is cached, or a limit is near: answered so below).
+        early = Promise.resolve(found);
+        if (outcome.refused === 'state') design = speculative.design;
+      }
+      early ??= probeEarly(actor, body);
+      design ??= await deps.designs.requireDesign(actor, body.creativeHash, 'export:create', 'creativeHash');
       if (lastRevision.size >= REVISIONS_KEPT) lastRevision.clear();
       lastRevision.set(`${actor.teamId}:${design.hash}`, design.revision);
+      if (deps.acceptWithProbe) lastDesigns.set(`${actor.teamId}:${design.hash}`, design);
       const doc = storedDocument(design);
       const plan = planOf(body.type, body.exportSettings, doc);
       checkWebhookUrl(body.webhookUrl);

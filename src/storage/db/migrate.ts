@@ -25,6 +25,7 @@ import { finishSettlesJob } from './migrations/0024_finish_settles_job.js';
 import { acceptHoldsJob } from './migrations/0025_accept_holds_job.js';
 import { unsettledFiles } from './migrations/0026_unsettled_files.js';
 import { hashesAcrossTables } from './migrations/0027_hashes_across_tables.js';
+import { acceptGuard } from './migrations/0028_accept_guard.js';
 
 function provider(db: Db): MigrationProvider {
   return {
@@ -54,6 +55,7 @@ function provider(db: Db): MigrationProvider {
         '0025_accept_holds_job': acceptHoldsJob(db.dialect),
         '0026_unsettled_files': unsettledFiles(),
         '0027_hashes_across_tables': hashesAcrossTables(db.dialect),
+        '0028_accept_guard': acceptGuard(db.dialect),
       };
     },
   };

@@ -93,7 +93,7 @@ export function exportStatements(dialect: Dialect) {
  * (`status`): an accept in a process with a free render slot and nothing of the kind waiting claims its own job
  * (jobs/local-queue.ts `hold`). Values without them are inserted queued and pending, as before.
  */
-export async function createExportAccepts(db: Kysely<unknown>, options: { held: boolean }) {
+export async function createExportAccepts(db: Kysely<unknown>, options: { held: boolean; guard?: boolean }) {
   const exportColumns = EXPORT_ACCEPT_COLUMNS.join(', ');
   const job = (field: string) => `j.value ->> '${field}'`;
   const fairKey = `case when ${job('fair_group')} is null then 0 else max(
@@ -113,6 +113,7 @@ export async function createExportAccepts(db: Kysely<unknown>, options: { held: 
     .raw(
       `create trigger export_accepts_insert instead of insert on export_accepts
        begin
+         ${options.guard ? ACCEPT_GUARD : ''}
          insert into exports (${exportColumns}, status, error_log, zip_key, updated_at, completed_at)
          values (${EXPORT_ACCEPT_COLUMNS.map((c) => `new.${c}`).join(', ')}, 'pending', null, null,
            new.created_at, null);
@@ -131,6 +132,30 @@ export async function createExportAccepts(db: Kysely<unknown>, options: { held: 
     )
     .execute(db);
 }
+
+/** The messages of the aborts when an accept's `guard` (migration 0028) does not hold: its design, or the rest. */
+export const ACCEPT_DESIGN_CHANGED = 'placard: the design of the accept changed';
+export const ACCEPT_GUARD_FAILED = 'placard: the guard of the accept does not hold';
+
+/**
+ * An accept made before its design and its cache were read (export.service.ts, `speculate`; migration 0028) holds only
+ * while what it was built from still holds: the design at the revision, project and hash it was built from
+ * (ACCEPT_DESIGN_CHANGED), no complete export with its cache key, and no more files in flight than its limits
+ * (`total`: every team's, `team`: its team's; either null for none) (ACCEPT_GUARD_FAILED). Otherwise nothing is
+ * written. The files in flight are counted as exports.repository.ts's probe counts them, in one pass for both limits
+ * (`+e.team_id`: through the index of statuses, not through the index of the team's exports, which holds every export
+ * the team ever made).
+ */
+const ACCEPT_GUARD = `select raise(abort, '${ACCEPT_DESIGN_CHANGED}') where new.guard is not null and not exists (
+    select 1 from designs where id = new.design_id and team_id = new.team_id and project_id = new.project_id
+      and hash = new.design_hash and revision = new.guard ->> 'revision');
+  select raise(abort, '${ACCEPT_GUARD_FAILED}') where new.guard is not null and exists (
+    select 1 from exports where team_id = new.team_id and cache_key = new.cache_key and status = 'complete');
+  select raise(abort, '${ACCEPT_GUARD_FAILED}') from (
+    select count(*) as total, coalesce(sum(+e.team_id = new.team_id), 0) as team
+    from export_creatives as c inner join exports as e on e.id = c.export_id
+    where new.guard is not null and e.status in ('pending', 'inProgress') and c.status in ('pending', 'inProgress')
+  ) where total > coalesce(new.guard ->> 'total', total) or team > coalesce(new.guard ->> 'team', team);`;
 
 /**
  * The `export_finishes` view and its trigger. With `job` (migration 0024), a row may also name the job whose run

@@ -11,7 +11,11 @@ import {
 } from 'kysely';
 import type { ErrorCode, ExportFailureCode } from '../../../errors.js';
 import { now } from '../database.js';
-import { EXPORT_ACCEPT_COLUMNS } from '../migrations/0023_export_statements.js';
+import {
+  ACCEPT_DESIGN_CHANGED,
+  ACCEPT_GUARD_FAILED,
+  EXPORT_ACCEPT_COLUMNS,
+} from '../migrations/0023_export_statements.js';
 import { insertRow, prepared, preparedBy } from '../prepared.js';
 import type { Database, ExportCreativesTable, ExportsTable } from '../schema.js';
 
@@ -121,7 +125,7 @@ const probeStatement = prepared<
 /** SQLite: an export, its files and its render jobs, written by the `export_accepts` trigger (migration 0023). */
 const acceptStatement = preparedBy<null, Record<string, unknown>, unknown>(
   (_db, p) => {
-    const columns = [...EXPORT_ACCEPT_COLUMNS, 'creatives', 'jobs'];
+    const columns = [...EXPORT_ACCEPT_COLUMNS, 'creatives', 'jobs', 'guard'];
     return sql`insert into export_accepts (${sql.join(columns.map((c) => sql.id(c)))}) values (${sql.join(
       columns.map((c) => p(c)),
     )})`;
@@ -181,6 +185,26 @@ export type CreativeOutcome =
       findings?: unknown[];
     }
   | { status: 'failed'; code: ErrorCode | ExportFailureCode; message: string; renderMs?: number; findings?: unknown[] };
+
+/**
+ * What an export accepted before its reads were answered was built from (migration 0028): the design's revision, and
+ * the most files in flight, of every team and of its team, with which it may still be accepted (null: no limit).
+ */
+export interface AcceptGuard {
+  revision: number;
+  total: number | null;
+  team: number | null;
+}
+
+/**
+ * insertAtOnce's guard did not hold, and nothing was written: the design is no longer as the guard has it, or (`state`)
+ * it is, and the export is cached or a limit is near.
+ */
+export class AcceptGuardFailed extends Error {
+  constructor(readonly reason: 'design' | 'state') {
+    super(reason === 'design' ? ACCEPT_DESIGN_CHANGED : ACCEPT_GUARD_FAILED);
+  }
+}
 
 /**
  * A render job as the `export_accepts` trigger takes it (migration 0023, SQLite): the job table's values that do not
@@ -329,6 +353,8 @@ export function createExportRepository(db: Kysely<Database>) {
        * changes makes, its sizes and its event), `idOf` the one whose id is answered as `newDesignId`.
        */
       before?: { statements: ReadonlyArray<readonly [string, OperationNodeSource]>; idOf: string },
+      /** SQLite: what must still hold for the rows to be written (migration 0028); else ACCEPT_GUARD_FAILED. */
+      guard?: AcceptGuard,
     ): Promise<{ row: ExportRow; creatives: CreativeRow[]; newDesignId?: number }> {
       if (creatives.length === 0 || creatives.length > CREATIVES_PER_INSERT) {
         throw new RangeError(`insertAtOnce: ${creatives.length} creatives cannot be written in one statement`);
@@ -340,17 +366,26 @@ export function createExportRepository(db: Kysely<Database>) {
         // The row as rowsOf built it is bound as it is (its keys are EXPORT_ACCEPT_COLUMNS), and the rows answered
         // are written out in one shape: spreading the rows' twenty-odd columns into new objects sent V8 down its slow
         // property paths, half of this function's cost per export (issue 21, stop 25).
-        await acceptStatement(db, null, exportRow, {
-          // Only the columns the trigger reads: a NewCreative is its insert columns exactly.
-          creatives: JSON.stringify(creatives),
-          jobs: JSON.stringify(alongside ?? []),
-        });
+        try {
+          await acceptStatement(db, null, exportRow, {
+            // Only the columns the trigger reads: a NewCreative is its insert columns exactly.
+            creatives: JSON.stringify(creatives),
+            jobs: JSON.stringify(alongside ?? []),
+            guard: guard ? JSON.stringify(guard) : null,
+          });
+        } catch (error) {
+          const message = (error as Error).message;
+          if (guard && message === ACCEPT_DESIGN_CHANGED) throw new AcceptGuardFailed('design');
+          if (guard && message === ACCEPT_GUARD_FAILED) throw new AcceptGuardFailed('state');
+          throw error;
+        }
         return {
           row: storedExport(exportRow),
           creatives: creatives.map((c) => storedCreative(c, exportRow.created_at)),
         };
       }
       if (Array.isArray(alongside)) throw new TypeError('insertAtOnce: on PostgreSQL the jobs come as a statement');
+      if (guard) throw new TypeError('insertAtOnce: a guard is checked on SQLite only (migration 0028)');
       let creator = db as QueryCreator<Database>;
       for (const [name, statement] of before?.statements ?? []) {
         // The names are the caller's; nothing typed here reads them.
