@@ -605,6 +605,8 @@ export function createExportService(deps: ExportServiceDeps) {
         // when the guard found it as kept (the export is cached, or a limit is near: answered so below).
         early = Promise.resolve(found);
         if (outcome.refused === 'state') design = speculative.design;
+        // Changed or gone: a deleted design's row is not tried again (the design's read below keeps a found one).
+        else lastDesigns.delete(`${actor.teamId}:${body.creativeHash}`);
       }
       early ??= probeEarly(actor, body);
       design ??= await deps.designs.requireDesign(actor, body.creativeHash, 'export:create', 'creativeHash');
