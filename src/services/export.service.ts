@@ -265,6 +265,46 @@ export function createExportService(deps: ExportServiceDeps) {
   }
 
   /**
+   * What POST /v1/export of `design` makes, refused as the request's settings and the document require: its plan, its
+   * cache key, its files and (`rows`) the rows that accept it.
+   */
+  function planExport(actor: Actor, body: ExportBody, design: DesignRow) {
+    const doc = storedDocument(design);
+    const plan = planOf(body.type, body.exportSettings, doc);
+    checkWebhookUrl(body.webhookUrl);
+    const cacheKey = exportCacheKey(
+      actor.teamId,
+      design.revision,
+      design.hash,
+      plan.format,
+      plan.settings,
+      body.webhookUrl,
+    );
+    const files = planFiles(doc, design.name, plan.sizes, plan.output);
+    return {
+      cacheKey,
+      files,
+      rows: () =>
+        rowsOf({
+          files,
+          actor,
+          type: body.type,
+          plan,
+          doc,
+          docText: design.document,
+          sourceDoc: doc,
+          projectId: design.project_id,
+          designId: design.id,
+          designHash: design.hash,
+          newDesignHash: null,
+          fileStem: design.name,
+          webhookUrl: body.webhookUrl,
+          cacheKey,
+        }),
+    };
+  }
+
+  /**
    * The design rows POST /v1/export read last, by team and hash, where the accept may go with the probe (SQLite,
    * acceptWithProbe). Their documents are the texts the parsed documents keep, bounded alike.
    */
@@ -293,42 +333,14 @@ export function createExportService(deps: ExportServiceDeps) {
     if (projectScope(actor).memberUserId !== null || !can(actor.roleId, 'export:create')) return null;
     const rate = deps.maxQueueWaitMs === undefined ? null : deps.wait.settledRatePerMs();
     if (rate === undefined) return null;
-    let built: { cacheKey: string; files: PlannedFile[]; rows: ReturnType<typeof rowsOf> };
+    let planned: ReturnType<typeof planExport>;
     try {
-      const doc = storedDocument(design);
-      const plan = planOf(body.type, body.exportSettings, doc);
-      checkWebhookUrl(body.webhookUrl);
-      const cacheKey = exportCacheKey(
-        actor.teamId,
-        design.revision,
-        design.hash,
-        plan.format,
-        plan.settings,
-        body.webhookUrl,
-      );
-      const files = planFiles(doc, design.name, plan.sizes, plan.output);
-      if (!exportsRepo.insertsAtOnce(files.length)) return null;
-      const rows = rowsOf({
-        files,
-        actor,
-        type: body.type,
-        plan,
-        doc,
-        docText: design.document,
-        sourceDoc: doc,
-        projectId: design.project_id,
-        designId: design.id,
-        designHash: design.hash,
-        newDesignHash: null,
-        fileStem: design.name,
-        webhookUrl: body.webhookUrl,
-        cacheKey,
-      });
-      built = { cacheKey, files, rows };
+      planned = planExport(actor, body, design);
     } catch {
       return null;
     }
-    const { cacheKey, files, rows } = built;
+    const { cacheKey, files } = planned;
+    if (!exportsRepo.insertsAtOnce(files.length)) return null;
     // The limits of checkCapacity, as most files in flight: the team's own; every team's, below the queue limit and
     // below the count that the expected wait allows at this rate (its estimate counts at most every file in flight
     // and this export's; one file less, so that rounding never lets through what the estimate would refuse).
@@ -343,6 +355,7 @@ export function createExportService(deps: ExportServiceDeps) {
       (found) => ({ cacheKey, found }),
       () => null,
     );
+    const rows = planned.rows();
     const accepted = storeAlone(rows.exportRow, rows.creatives, guard).then(
       (stored) => ({ stored, refused: null }),
       (error) => {
@@ -613,37 +626,11 @@ export function createExportService(deps: ExportServiceDeps) {
       if (lastRevision.size >= REVISIONS_KEPT) lastRevision.clear();
       lastRevision.set(`${actor.teamId}:${design.hash}`, design.revision);
       if (deps.acceptWithProbe) lastDesigns.set(`${actor.teamId}:${design.hash}`, design);
-      const doc = storedDocument(design);
-      const plan = planOf(body.type, body.exportSettings, doc);
-      checkWebhookUrl(body.webhookUrl);
-      const cacheKey = exportCacheKey(
-        actor.teamId,
-        design.revision,
-        design.hash,
-        plan.format,
-        plan.settings,
-        body.webhookUrl,
-      );
+      const { cacheKey, files, rows } = planExport(actor, body, design);
       const { hit, unsettled } = await probe(actor, cacheKey, early);
       if (hit) return hit;
-      const files = planFiles(doc, design.name, plan.sizes, plan.output);
       const queue = await checkCapacity(actor.teamId, files.length, unsettled);
-      const { exportRow, creatives } = rowsOf({
-        files,
-        actor,
-        type: body.type,
-        plan,
-        doc,
-        docText: design.document,
-        sourceDoc: doc,
-        projectId: design.project_id,
-        designId: design.id,
-        designHash: design.hash,
-        newDesignHash: null,
-        fileStem: design.name,
-        webhookUrl: body.webhookUrl,
-        cacheKey,
-      });
+      const { exportRow, creatives } = rows();
       const stored = await storeAlone(exportRow, creatives);
       return answer(stored, queue);
     },

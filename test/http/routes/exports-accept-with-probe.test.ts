@@ -5,30 +5,14 @@
 // the files in flight are exact and nothing but the request writes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RenderPool } from '../../../src/formats/pool.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
+import { heldRenderPool } from '../../helpers/held-render-pool.js';
 
 const postgres = Boolean(process.env.DATABASE_URL);
 
 /** A service whose renders never end, the render rate stubbed at 30 files a minute and kept (no read per request). */
 async function startApp(limits: { teamFilesInFlight?: number; queueLimit?: number }) {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const wait = async () => {
-    await held;
-    throw new Error('stopped');
-  };
-  const pool: RenderPool = {
-    threads: 1,
-    render: wait,
-    renderFiles: wait,
-    queued: () => 0,
-    close: async () => {},
-    readFont: () => Promise.reject(new Error('this test reads no fonts')),
-    preflight: () => Promise.reject(new Error('this test runs no preflight')),
-  };
+  const { pool, release } = heldRenderPool();
   const t = await startTestApp({
     renderPool: pool,
     maxQueueWaitSeconds: 60,
@@ -38,14 +22,17 @@ async function startApp(limits: { teamFilesInFlight?: number; queueLimit?: numbe
     wrapJobs: (jobs) => ({ ...jobs, finishedSince: async () => 30 }),
   });
 
-  async function post(caller: Caller, url: string, payload: object) {
-    const res = await t.app.inject({ method: 'POST', url, headers: caller.headers, payload });
-    assert.equal(res.statusCode, 200, res.body);
+  /** A request that must succeed; its `response`. */
+  async function ok(caller: Caller, method: 'POST' | 'PUT' | 'DELETE', url: string, payload: object) {
+    const res = await t.app.inject({ method, url, headers: caller.headers, payload });
+    assert.equal(res.statusCode, 200, `${method} ${url}: ${res.body}`);
     return res.json().response;
   }
+  const post = (caller: Caller, url: string, payload: object) => ok(caller, 'POST', url, payload);
 
   return {
     t,
+    ok,
     async close() {
       release();
       await t.close();
@@ -138,17 +125,10 @@ describe('an export of a design exported before goes with its probe, guarded', {
     const team = await t.newTeam('Renaming');
     const hash = await designOf(team, 'Before');
     assert.equal((await exportOf(team, hash, 'before')).res.statusCode, 200);
-    const renamed = await t.app.inject({
-      method: 'PUT',
-      url: '/v1/templates',
-      headers: team.headers,
-      payload: { hash, name: 'After' },
-    });
-    assert.equal(renamed.statusCode, 200, renamed.body);
+    await app.ok(team, 'PUT', '/v1/templates', { hash, name: 'After' });
     const after = await exportOf(team, hash, 'after');
     assert.equal(after.res.statusCode, 200, after.res.body);
-    // The probe and the refused accept, then the usual way: the design, a new probe (a new revision is a new cache
-    // key), the accept.
+    // The accept built from the kept row was refused (a new revision); the usual way read the design again.
     const rows = await exportRows(team.teamId);
     assert.equal(rows.length, 2, 'the refused accept wrote nothing');
     assert.equal(rows[1].file_stem, 'After');
@@ -159,13 +139,7 @@ describe('an export of a design exported before goes with its probe, guarded', {
     const team = await t.newTeam('Deleting');
     const hash = await designOf(team, 'Gone');
     assert.equal((await exportOf(team, hash, 'gone')).res.statusCode, 200);
-    const del = await t.app.inject({
-      method: 'DELETE',
-      url: '/v1/templates',
-      headers: team.headers,
-      payload: { hash },
-    });
-    assert.equal(del.statusCode, 200, del.body);
+    await app.ok(team, 'DELETE', '/v1/templates', { hash });
     const again = await exportOf(team, hash, 'gone-again');
     assert.equal(again.res.statusCode, 404, again.res.body);
     assert.equal(again.res.json().code, 'NOT_FOUND');

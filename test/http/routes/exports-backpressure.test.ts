@@ -5,32 +5,16 @@
 // fixed number of files finished in the last minute) and renders never end, so every figure is exact: no clock.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { RenderPool } from '../../../src/formats/pool.js';
 import { type Caller, startTestApp, type TestApp } from '../../helpers/app.js';
+import { heldRenderPool } from '../../helpers/held-render-pool.js';
 
 describe('exports answer their expected wait, and refuse a wait too long', () => {
   let t: TestApp;
   /** Files the stubbed queue says finished in the last minute. */
   let finishedLastMinute = 30;
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const { pool, release } = heldRenderPool();
 
   before(async () => {
-    const wait = async () => {
-      await held;
-      throw new Error('stopped');
-    };
-    const pool: RenderPool = {
-      threads: 1,
-      render: wait,
-      renderFiles: wait,
-      queued: () => 0,
-      close: async () => {},
-      readFont: () => Promise.reject(new Error('this test reads no fonts')),
-      preflight: () => Promise.reject(new Error('this test runs no preflight')),
-    };
     t = await startTestApp({
       renderPool: pool,
       maxQueueWaitSeconds: 60,
