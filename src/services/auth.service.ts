@@ -6,6 +6,7 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Actor } from '../domain/actor.js';
 import { AppError } from '../errors.js';
+import { TTL_WITHOUT_TIMER } from '../lru-ttl.js';
 import { TopicCache } from '../storage/db/invalidation.js';
 import type { CredentialRepository, CredentialWithUser } from '../storage/db/repositories/credentials.repository.js';
 import { DECOY_HASH, verifySecret } from './secret-hash.js';
@@ -26,6 +27,7 @@ export function createAuthService({ credentials, jwtKey, tokenTtlSeconds }: Auth
   const verified = new LRUCache<string, { sub?: string; team?: unknown; cred?: unknown; exp?: number }>({
     max: 10_000,
     ttlAutopurge: false,
+    ...TTL_WITHOUT_TIMER,
   });
   // Only credentials found are kept (TopicCache keeps no undefined): a miss costs a statement, as it did.
   const active = new TopicCache<number, CredentialWithUser | undefined>('auth', { max: 10_000, ttlMs: 10 * 60_000 });

@@ -18,6 +18,7 @@ import { readDocument } from '../domain/design.schema.js';
 import { AppError } from '../errors.js';
 import { escapeHtml } from '../formats/html5/text-html.js';
 import { unzipPackage } from '../formats/html5/unzip.js';
+import { TTL_WITHOUT_TIMER } from '../lru-ttl.js';
 
 export interface StudioCanvasDeps {
   /** The HTML5 zip of one size (generic IAB network, font files kept, unminified), rendered off the event loop. */
@@ -203,6 +204,7 @@ export function createStudioCanvasService(deps: StudioCanvasDeps) {
       entry.markup.length + [...entry.faces, ...entry.motion].reduce((sum, face) => sum + face.css.length, 0) + 100,
     // Media is fetched from its URL when packaged: an image changed at its URL shows again within this time.
     ttl: 10 * 60 * 1000,
+    ...TTL_WITHOUT_TIMER,
   });
   // The slides' boxes by the hash of what they are drawn from (the same context as the elements').
   const slideCache = new LRUCache<string, DrawnSlides>({ max: 1000 });

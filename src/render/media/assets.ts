@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.js';
+import { TTL_WITHOUT_TIMER } from '../../lru-ttl.js';
 import { createUrlGuard, displayUrl, rejected, type UrlGuardOptions } from '../../net/url-guard.js';
 import { loadSharp } from './load-sharp.js';
 import { createFfprobeProber, imageDimensions, type MediaProber, ProbeError } from './media-probe.js';
@@ -215,6 +216,7 @@ export function createAssetFetcher(options: AssetFetcherOptions): AssetFetcher {
           maxSize: cacheBytes,
           sizeCalculation: (media) => Math.max(1, media.bytes.length),
           ttl: options.cacheTtlMs ?? 10 * 60_000,
+          ...TTL_WITHOUT_TIMER,
         })
       : null;
   const inFlight = new Map<string, Promise<Media>>();

@@ -6,6 +6,7 @@
 import { type Image, loadImage } from '@napi-rs/canvas';
 import { LRUCache } from 'lru-cache';
 import { AppError } from '../../errors.js';
+import { TTL_WITHOUT_TIMER } from '../../lru-ttl.js';
 import { rejected } from '../../net/url-guard.js';
 import type { ResolvedAssets } from '../types.js';
 import type { AssetFetcher } from './assets.js';
@@ -50,6 +51,7 @@ export function createImageCache(fetcher: AssetFetcher, options: ImageCacheOptio
     maxSize: options.maxBytes ?? 192 * 1024 * 1024,
     sizeCalculation: (image) => (image === NOTHING ? 1 : Math.max(1, image.width * image.height * 4)),
     ttl: options.ttlMs ?? 10 * 60_000,
+    ...TTL_WITHOUT_TIMER,
   });
   const inFlight = new Map<string, Promise<Decoded>>();
 

@@ -1,8 +1,11 @@
 // Bearer tokens on every non-public /v1 route (SPEC §2): missing, malformed, tampered, expired and revoked tokens are
 // refused, and a role change or a deletion applies to tokens already handed out.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, mock, test } from 'node:test';
 import { SignJWT } from 'jose';
+import { createAuthService } from '../../../src/services/auth.service.js';
+import { createCredentialRepository } from '../../../src/storage/db/repositories/credentials.repository.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 describe('bearer authentication', () => {
@@ -203,6 +206,31 @@ describe('bearer authentication', () => {
     });
     assert.equal(promoted.statusCode, 200);
     assert.equal((await listCredentials()).statusCode, 200);
+  });
+
+  test('a token checked again sets no timer, and is refused once it has expired', async () => {
+    // The token cache's clock used to be forgotten by a 1 ms timer after each check: a wake-up of the event loop of
+    // its own after every request (issue 21).
+    const auth = createAuthService({
+      credentials: createCredentialRepository(t.runtime.db.kysely),
+      jwtKey: randomBytes(32),
+      tokenTtlSeconds: 1,
+    });
+    const { token } = await auth.issueToken(t.owner.clientId, t.owner.clientSecret);
+    const bearer = `Bearer ${token}`;
+    assert.equal((await auth.authenticate(bearer)).userId, t.owner.userId);
+    const timers = mock.method(globalThis, 'setTimeout');
+    try {
+      assert.equal((await auth.authenticate(bearer)).userId, t.owner.userId);
+      assert.equal(auth.known(bearer)?.userId, t.owner.userId);
+      assert.equal(timers.mock.callCount(), 0);
+    } finally {
+      timers.mock.restore();
+    }
+    // JWT expiry has a resolution of a second: wait past it.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    assert.equal(auth.known(bearer), undefined);
+    await assert.rejects(auth.authenticate(bearer), { code: 'TOKEN_EXPIRED' });
   });
 
   test('public routes answer without a token', async () => {
