@@ -28,7 +28,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['net'],
   ['storage'],
   ['domain'],
-  ['errors', 'config', 'types', 'module-thread'],
+  ['errors', 'config', 'types', 'module-thread', 'lru-ttl'],
 ];
 
 /**
